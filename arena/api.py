@@ -1,0 +1,58 @@
+"""The JSON API under /api/: one NinjaAPI, a router per app, errors as {"detail": "..."}."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from ninja import NinjaAPI, Router, Schema
+from ninja.errors import ValidationError
+
+api = NinjaAPI(title="Arena API", version="1.0", urls_namespace="api")
+
+
+@api.exception_handler(ValidationError)
+def validation_error(request: HttpRequest, exc: ValidationError):
+    problems = []
+    for error in exc.errors:
+        loc = [str(part) for part in error.get("loc", []) if part not in ("body", "payload")]
+        where = ".".join(loc)
+        problems.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
+    return api.create_response(request, {"detail": "; ".join(problems)}, status=422)
+
+
+models_router = Router(tags=["models"])
+
+
+class ModelOut(Schema):
+    model_id: str
+    name: str
+    provider: str
+    status: str
+
+
+class ModelListOut(Schema):
+    models: list[ModelOut]
+
+
+@models_router.get("/models", response=ModelListOut)
+def list_models(request: HttpRequest):
+    """The models that can battle now (seed 000's shape)."""
+    from arena.selectors import model_list_available
+
+    return {
+        "models": [
+            {"model_id": m.slug, "name": m.name, "provider": m.provider, "status": m.status}
+            for m in model_list_available()
+        ]
+    }
+
+
+api.add_router("", models_router)
+
+
+def _mount_app_routers() -> None:
+    from battles.api import router as battles_router
+
+    api.add_router("", battles_router)
+
+
+_mount_app_routers()

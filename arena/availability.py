@@ -1,0 +1,123 @@
+"""Is a model usable right now, and if not, why not.
+
+A model is available when it is active, still listed in the models file, its
+local files are in place (local models), its key variable is set (hosted
+models) and its endpoint answers. Endpoint probes are cached for
+``ARENA_PING_CACHE_SECONDS`` so pages and the API stay fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import httpx
+from django.conf import settings
+from django.core.cache import cache
+
+from arena.models import AIModel, ModelStatus, ProviderKind
+
+logger = logging.getLogger(__name__)
+
+READY = "ready"
+
+
+@dataclass(frozen=True)
+class Availability:
+    available: bool
+    reason: str
+
+
+def model_base_url(model: AIModel) -> str:
+    if model.is_local:
+        from arena.local_models import base_url_for
+
+        return base_url_for(model.local_key)
+    if model.provider_kind == ProviderKind.ANTHROPIC and not model.base_url:
+        return "https://api.anthropic.com"
+    return model.base_url
+
+
+def model_static_problem(model: AIModel) -> str | None:
+    """Why the model cannot be used, from configuration alone (no network)."""
+    if not model.in_models_file:
+        return "no longer listed in the models file"
+    if model.status != ModelStatus.ACTIVE:
+        return f"status is {model.status}"
+    if model.is_local:
+        if not settings.ARENA_LOCAL_MODELS:
+            return "local models are turned off (ARENA_LOCAL_MODELS=0)"
+        from arena.local_models import local_model_status
+
+        status = local_model_status(model.local_key)
+        if not status.available:
+            return status.reason
+    if model.api_key_env and not os.environ.get(model.api_key_env):
+        return f"environment variable {model.api_key_env} is not set"
+    return None
+
+
+def model_availability(model: AIModel, *, ping: bool = True) -> Availability:
+    problem = model_static_problem(model)
+    if problem:
+        return Availability(False, problem)
+    if ping:
+        reachable, why = endpoint_probe(model_base_url(model), kind=model.provider_kind)
+        if not reachable:
+            return Availability(False, f"endpoint unreachable: {why}")
+    return Availability(True, READY)
+
+
+def models_availability(models: list[AIModel], *, ping: bool = True) -> dict[str, Availability]:
+    """Availability of many models, probing their endpoints concurrently."""
+    if not models:
+        return {}
+    with ThreadPoolExecutor(max_workers=min(8, len(models))) as pool:
+        results = pool.map(lambda m: model_availability(m, ping=ping), models)
+        return {model.slug: result for model, result in zip(models, results, strict=True)}
+
+
+def endpoint_probe(base_url: str, *, kind: str, fresh: bool = False) -> tuple[bool, str]:
+    """Does anything answer HTTP at this endpoint? Any status code counts as reachable."""
+    key = "probe:" + hashlib.sha256(f"{kind}|{base_url}".encode()).hexdigest()[:32]
+    if not fresh:
+        cached = _cache_get(key)
+        if cached is not None:
+            return tuple(cached)
+    url = base_url.rstrip("/") + ("/v1/models" if kind == ProviderKind.ANTHROPIC else "/models")
+    try:
+        httpx.get(url, timeout=httpx.Timeout(3.0, connect=1.5))
+        result = (True, READY)
+    except httpx.TimeoutException:
+        result = (False, "no answer within 3 s")
+    except httpx.HTTPError as exc:
+        result = (False, _describe_http_error(exc))
+    _cache_set(key, list(result), settings.ARENA_PING_CACHE_SECONDS)
+    return result
+
+
+def _describe_http_error(exc: httpx.HTTPError) -> str:
+    text = str(exc) or type(exc).__name__
+    if "Connection refused" in text or "Errno 111" in text:
+        return "connection refused"
+    if "Name or service not known" in text or "Temporary failure in name resolution" in text:
+        return "host name does not resolve"
+    return text.splitlines()[0][:160]
+
+
+def _cache_get(key: str):
+    try:
+        return cache.get(key)
+    except Exception:  # the cache is an optimisation; Redis being down must not hide models
+        logger.warning("cache unavailable while reading %s", key)
+        return None
+
+
+def _cache_set(key: str, value, timeout: int) -> None:
+    try:
+        cache.set(key, value, timeout)
+    except Exception:
+        logger.warning("cache unavailable while writing %s", key)

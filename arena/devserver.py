@@ -1,0 +1,134 @@
+"""The run command's supervisor: everything the arena needs, in one terminal.
+
+``python -m arena.devserver`` migrates, loads the fixtures, starts the embedded
+Redis (unless ``REDIS_URL``), the local models (unless ``ARENA_LOCAL_MODELS=0``),
+a Celery worker and beat, and daphne on 127.0.0.1:$PORT (8000). Ctrl-C (or
+SIGTERM) stops every process it started, in reverse order, leaving none behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+logger = logging.getLogger("arena.devserver")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Supervisor:
+    def __init__(self) -> None:
+        self.children: list[tuple[str, subprocess.Popen]] = []
+        self.stopping = False
+
+    def spawn(self, name: str, command: list[str]) -> subprocess.Popen:
+        process = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
+        self.children.append((name, process))
+        logger.info("started %s (pid %d)", name, process.pid)
+        return process
+
+    def adopt(self, name: str, process: subprocess.Popen | None) -> None:
+        if process is not None:
+            self.children.append((name, process))
+
+    def stop_all(self) -> None:
+        self.stopping = True
+        for name, process in reversed(self.children):
+            if process.poll() is None:
+                logger.info("stopping %s", name)
+                _signal_group(process, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        for name, process in reversed(self.children):
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                logger.warning("%s did not stop in time; killing it", name)
+                _signal_group(process, signal.SIGKILL)
+                process.wait()
+
+    def watch(self) -> int:
+        """Wait until a child dies (an error) or we are asked to stop."""
+        while not self.stopping:
+            for name, process in self.children:
+                code = process.poll()
+                if code is not None:
+                    logger.error("%s exited with code %s; stopping everything", name, code)
+                    return 1
+            time.sleep(0.5)
+        return 0
+
+
+def _signal_group(process: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _manage(*args: str) -> None:
+    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, check=True)
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    from arena.embedded_redis import start_embedded_redis
+
+    port = os.environ.get("PORT", "8000")
+    supervisor = Supervisor()
+
+    def request_stop(signum, frame):  # noqa: ARG001
+        supervisor.stopping = True
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    code = 1
+    try:
+        if settings.EMBEDDED_REDIS:
+            supervisor.adopt("redis", start_embedded_redis(settings.EMBEDDED_REDIS_SOCKET))
+        _manage("migrate", "--noinput", "-v", "0")
+        _manage("seed")
+        if settings.ARENA_LOCAL_MODELS:
+            supervisor.spawn("local models", [sys.executable, "-m", "arena.local_models", "serve"])
+        celery = [sys.executable, "-m", "celery", "-A", "arena"]
+        supervisor.spawn(
+            "celery worker",
+            [*celery, "worker", "--pool", "threads", "--concurrency",
+             os.environ.get("CELERY_CONCURRENCY", "16"), "--loglevel", "INFO",
+             "--without-gossip", "--without-mingle"],
+        )
+        supervisor.spawn(
+            "celery beat",
+            [*celery, "beat", "--loglevel", "INFO",
+             "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")],
+        )
+        supervisor.spawn(
+            "daphne",
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", port,
+             "arena.asgi:application"],
+        )
+        logger.info("The arena is running at http://127.0.0.1:%s/ (Ctrl-C stops everything)", port)
+        code = supervisor.watch()
+    except subprocess.CalledProcessError as exc:
+        logger.error("setup step failed: %s", " ".join(map(str, exc.cmd[1:])))
+    except Exception as exc:
+        logger.error("could not start the arena: %s", exc)
+    finally:
+        supervisor.stop_all()
+        if settings.EMBEDDED_REDIS:
+            Path(settings.EMBEDDED_REDIS_SOCKET).unlink(missing_ok=True)
+        logger.info("stopped")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

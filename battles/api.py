@@ -1,0 +1,260 @@
+"""The text-battle JSON API in seed 000's shapes. Thin: parse, call a service, shape.
+
+POST endpoints wait until both answers exist and answer once. Nothing that
+names a model is in any answer before the vote.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.http import HttpRequest
+from ninja import Router, Schema
+from ninja.errors import HttpError
+
+from arena.ratelimit import RateLimited
+from arena.sessions import session_key_for
+from battles import selectors, services
+from battles.models import Position, ResponseStatus
+from battles.services import BattleError
+from battles.waiting import turn_wait_finished
+
+router = Router(tags=["battles"])
+
+NOT_FOUND = "Battle not found."
+STILL_WRITING = (
+    "The answers are still being written after {seconds:.0f} s. Nothing is lost: "
+    "GET /api/battles/{battle_id} shows them when they are done."
+)
+SIDE_FAILED = (
+    "The {positions} answer failed: {error} Retry it with "
+    "POST /api/battles/{battle_id}/retry {{\"position\": \"{position}\"}}."
+)
+
+
+class PromptIn(Schema):
+    prompt: str
+
+
+class VoteIn(Schema):
+    vote: str
+
+
+class RetryIn(Schema):
+    position: Position
+
+
+class ResponseOut(Schema):
+    position: str
+    text: str
+    latency_ms: int | None
+
+
+class TurnOut(Schema):
+    battle_id: str
+    message_id: str
+    responses: list[ResponseOut]
+
+
+class RevealedOut(Schema):
+    left: str
+    right: str
+
+
+class VoteOut(Schema):
+    battle_id: str
+    vote: str
+    revealed_models: RevealedOut
+
+
+class MessageOut(Schema):
+    message_id: str
+    prompt: str
+    responses: list[dict]
+
+
+class BattleOut(Schema):
+    battle_id: str
+    title: str
+    created_at: datetime
+    last_active_at: datetime
+    message_count: int
+    max_messages: int
+    status: str
+    vote: str | None
+    revealed_models: dict | None
+    messages: list[MessageOut]
+
+
+class BattleSummaryOut(Schema):
+    battle_id: str
+    title: str
+    last_active_at: datetime
+    message_count: int
+    status: str
+
+
+class BattleListOut(Schema):
+    battles: list[BattleSummaryOut]
+
+
+def _raise(exc: Exception):
+    if isinstance(exc, BattleError):
+        raise HttpError(exc.status, exc.message)
+    if isinstance(exc, RateLimited):
+        raise HttpError(429, str(exc))
+    raise exc
+
+
+@database_sync_to_async
+def _call(request: HttpRequest, action):
+    """Run a sync service with the caller's session key (created on first use)."""
+    try:
+        return action(session_key_for(request))
+    except (BattleError, RateLimited) as exc:
+        _raise(exc)
+
+
+def _owned(battle_id, session_key) -> object:
+    battle = selectors.battle_for_owner(battle_id=battle_id, session_key=session_key)
+    if battle is None:
+        raise HttpError(404, NOT_FOUND)
+    return battle
+
+
+@database_sync_to_async
+def _turn_payload(battle_id, turn_id) -> dict:
+    battle = selectors.battle_get(battle_id=battle_id)
+    view = selectors.battle_view(battle=battle)
+    turn = next(t for t in view.turns if t.turn.id == turn_id)
+    failed = [s for s in turn.sides if s.response.status == ResponseStatus.FAILED]
+    if failed:
+        raise HttpError(502, SIDE_FAILED.format(
+            positions=" and ".join(s.position for s in failed),
+            error=failed[0].response.error,
+            battle_id=battle_id,
+            position=failed[0].position,
+        ))
+    return {
+        "battle_id": str(battle_id),
+        "message_id": str(turn_id),
+        "responses": [
+            {"position": s.position, "text": s.response.text, "latency_ms": s.response.latency_ms}
+            for s in turn.sides
+        ],
+    }
+
+
+async def _answer_turn(battle_id, turn_id) -> dict:
+    timeout = settings.ARENA_API_WAIT_SECONDS
+    if not await turn_wait_finished(battle_id=battle_id, turn_id=turn_id, timeout=timeout):
+        raise HttpError(504, STILL_WRITING.format(seconds=timeout, battle_id=battle_id))
+    return await _turn_payload(battle_id, turn_id)
+
+
+@router.post("/battles", response=TurnOut)
+async def create_battle(request: HttpRequest, payload: PromptIn):
+    battle, turn = await _call(
+        request, lambda key: services.battle_create(session_key=key, prompt=payload.prompt)
+    )
+    return await _answer_turn(battle.id, turn.id)
+
+
+@router.post("/battles/{battle_id}/messages", response=TurnOut)
+async def follow_up(request: HttpRequest, battle_id: str, payload: PromptIn):
+    def act(key):
+        return services.battle_follow_up(battle=_owned(battle_id, key), prompt=payload.prompt)
+
+    turn = await _call(request, act)
+    return await _answer_turn(turn.battle_id, turn.id)
+
+
+@router.post("/battles/{battle_id}/retry", response=TurnOut)
+async def retry_side(request: HttpRequest, battle_id: str, payload: RetryIn):
+    def act(key):
+        return services.response_retry(battle=_owned(battle_id, key), position=payload.position)
+
+    response = await _call(request, act)
+    return await _answer_turn(response.turn.battle_id, response.turn_id)
+
+
+@router.post("/battles/{battle_id}/vote", response=VoteOut)
+async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
+    def act(key):
+        battle = _owned(battle_id, key)
+        services.battle_vote(battle=battle, choice=payload.vote)
+        view = selectors.battle_view(battle=selectors.battle_for_owner(
+            battle_id=battle.id, session_key=key))
+        revealed = view.revealed
+        return {
+            "battle_id": str(battle.id),
+            "vote": payload.vote,
+            "revealed_models": {"left": revealed["left"].slug, "right": revealed["right"].slug},
+        }
+
+    return await _call(request, act)
+
+
+@router.get("/battles/{battle_id}", response=BattleOut)
+async def get_battle(request: HttpRequest, battle_id: str):
+    def act(key):
+        battle = selectors.battle_for_viewer(battle_id=battle_id, session_key=key)
+        if battle is None:
+            raise HttpError(404, NOT_FOUND)
+        return battle_payload(selectors.battle_view(battle=battle))
+
+    return await _call(request, act)
+
+
+@router.get("/battles", response=BattleListOut)
+async def list_battles(request: HttpRequest):
+    def act(key):
+        battles = selectors.battle_list_for_session(session_key=key)
+        return {"battles": [
+            {
+                "battle_id": str(b.id),
+                "title": b.title,
+                "last_active_at": b.last_active_at,
+                "message_count": b.message_count,
+                "status": "voted" if selectors.battle_vote_of(b) else "open",
+            }
+            for b in battles
+        ]}
+
+    return await _call(request, act)
+
+
+def battle_payload(view: selectors.BattleView) -> dict:
+    """A battle as JSON: anonymous (positions only) until it is voted."""
+    revealed = view.revealed
+    totals = selectors.battle_totals(view) if revealed else None
+    return {
+        "battle_id": str(view.battle.id),
+        "title": view.battle.title,
+        "created_at": view.battle.created_at,
+        "last_active_at": view.battle.last_active_at,
+        "message_count": view.message_count,
+        "max_messages": view.max_messages,
+        "status": "voted" if view.vote else "open",
+        "vote": view.vote.choice if view.vote else None,
+        "revealed_models": {
+            position: {"model_id": model.slug, "name": model.name,
+                       "organization": model.organization, **totals[position]}
+            for position, model in revealed.items()
+        } if revealed else None,
+        "messages": [
+            {
+                "message_id": str(t.turn.id),
+                "prompt": t.turn.prompt,
+                "responses": [
+                    {"position": s.position, "text": s.response.text,
+                     "latency_ms": s.response.latency_ms, "status": s.response.status,
+                     "error": s.response.error or None}
+                    for s in t.sides
+                ],
+            }
+            for t in view.turns
+        ],
+    }

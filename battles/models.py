@@ -1,0 +1,158 @@
+"""Text battles: a battle holds up to six turns; each turn has one response per model."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+
+from arena.models import AIModel
+
+MAX_MESSAGES = 6  # the first prompt and five follow-ups (seed 000)
+
+
+class Position(models.TextChoices):
+    LEFT = "left", "Left"
+    RIGHT = "right", "Right"
+
+
+class Slot(models.TextChoices):
+    """Which of the battle's two models; model A's screen position is random."""
+
+    A = "a", "Model A"
+    B = "b", "Model B"
+
+
+class Battle(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    session_key = models.CharField(max_length=64, db_index=True)
+    model_a = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
+    model_b = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
+    model_a_position = models.CharField(max_length=5, choices=Position.choices)
+    title = models.CharField(max_length=120)
+    is_demo = models.BooleanField(default=False, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    last_active_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-last_active_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(model_a=F("model_b")), name="battle_models_differ"
+            ),
+            models.CheckConstraint(
+                condition=Q(model_a_position__in=Position.values), name="battle_position_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Battle {self.id}"
+
+    def slot_at(self, position: str) -> str:
+        """The model slot (a or b) shown at a screen position."""
+        return Slot.A if position == self.model_a_position else Slot.B
+
+    def position_of(self, slot: str) -> str:
+        if slot == Slot.A:
+            return self.model_a_position
+        return Position.RIGHT if self.model_a_position == Position.LEFT else Position.LEFT
+
+    def model_in(self, slot: str) -> AIModel:
+        return self.model_a if slot == Slot.A else self.model_b
+
+
+class Turn(models.Model):
+    """One prompt of the person and the two answers to it (seed 000's "message")."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveSmallIntegerField()
+    prompt = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [
+            models.UniqueConstraint(fields=["battle", "index"], name="turn_index_unique"),
+            models.CheckConstraint(
+                condition=Q(index__gte=1) & Q(index__lte=MAX_MESSAGES), name="turn_index_range"
+            ),
+        ]
+
+
+class ResponseStatus(models.TextChoices):
+    PENDING = "pending", "Waiting"
+    STREAMING = "streaming", "Writing"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class Response(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="responses")
+    slot = models.CharField(max_length=1, choices=Slot.choices)
+    status = models.CharField(
+        max_length=10, choices=ResponseStatus.choices, default=ResponseStatus.PENDING
+    )
+    text = models.TextField(blank=True)
+    error = models.CharField(max_length=300, blank=True, help_text="Safe to show a person.")
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    ttft_ms = models.PositiveIntegerField(null=True, blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    cost_usd = models.FloatField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    generation = models.PositiveIntegerField(
+        default=0, help_text="Bumped on each retry so a stale task cannot overwrite."
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["slot"]
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "slot"], name="response_slot_unique"),
+            models.CheckConstraint(condition=Q(slot__in=Slot.values), name="response_slot_valid"),
+        ]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (ResponseStatus.DONE, ResponseStatus.FAILED)
+
+
+class VoteChoice(models.TextChoices):
+    LEFT_BETTER = "left_better", "Left is Better"
+    RIGHT_BETTER = "right_better", "Right is Better"
+    TIE = "tie", "Tie"
+    BOTH_BAD = "both_bad", "Both are bad"
+
+
+class Winner(models.TextChoices):
+    """The outcome in model terms, as rating engines and exported files use it."""
+
+    MODEL_A = "model_a", "Model A"
+    MODEL_B = "model_b", "Model B"
+    TIE = "tie", "Tie"
+    BOTH_BAD = "both_bad", "Both bad"
+
+
+class Vote(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    battle = models.OneToOneField(Battle, on_delete=models.CASCADE, related_name="vote")
+    choice = models.CharField(max_length=20, choices=VoteChoice.choices)
+    winner = models.CharField(max_length=10, choices=Winner.choices)
+    score_a = models.FloatField()
+    score_b = models.FloatField()
+    counts_for_rating = models.BooleanField(default=True, db_index=True)
+    exclusion_reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(choice__in=VoteChoice.values), name="vote_choice_valid"
+            ),
+            models.CheckConstraint(condition=Q(winner__in=Winner.values), name="vote_winner_valid"),
+        ]

@@ -1,0 +1,153 @@
+"""Reads of text battles. Everything shown before the vote goes through here,
+so blindness has one place to hold: identities only appear once a vote exists."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.db.models import Count, Prefetch
+
+from battles.models import MAX_MESSAGES, Battle, Position, Response, ResponseStatus, Turn, Vote
+
+
+def _battle_queryset():
+    return Battle.objects.select_related("model_a", "model_b", "vote").prefetch_related(
+        Prefetch("turns", queryset=Turn.objects.prefetch_related("responses"))
+    )
+
+
+def battle_get(*, battle_id) -> Battle:
+    return _battle_queryset().get(pk=battle_id)
+
+
+def battle_for_viewer(*, battle_id, session_key: str | None) -> Battle | None:
+    """The battle if this visitor may see it: its owner, or anyone once it is voted."""
+    try:
+        battle_id = uuid.UUID(str(battle_id))
+    except ValueError:
+        return None
+    battle = _battle_queryset().filter(pk=battle_id).first()
+    if battle is None:
+        return None
+    if session_key and battle.session_key == session_key:
+        return battle
+    return battle if battle_vote_of(battle) is not None else None
+
+
+def battle_for_owner(*, battle_id, session_key: str | None) -> Battle | None:
+    battle = battle_for_viewer(battle_id=battle_id, session_key=session_key)
+    if battle is None or not session_key or battle.session_key != session_key:
+        return None
+    return battle
+
+
+def battle_vote_of(battle: Battle) -> Vote | None:
+    try:
+        return battle.vote
+    except Vote.DoesNotExist:
+        return None
+
+
+def battle_list_for_session(*, session_key: str | None, limit: int = 50) -> list[Battle]:
+    if not session_key:
+        return []
+    return list(
+        Battle.objects.filter(session_key=session_key)
+        .select_related("vote")
+        .annotate(message_count=Count("turns"))
+        .order_by("-last_active_at")[:limit]
+    )
+
+
+def battle_streaming_responses(*, battle: Battle) -> list[tuple[str, str]]:
+    """(response id, screen position) of answers still being written."""
+    return [
+        (str(response.id), battle.position_of(response.slot))
+        for turn in battle.turns.all()
+        for response in turn.responses.all()
+        if response.status in (ResponseStatus.PENDING, ResponseStatus.STREAMING)
+    ]
+
+
+@dataclass(frozen=True)
+class SideView:
+    position: str
+    response: Response
+
+
+@dataclass(frozen=True)
+class TurnView:
+    turn: Turn
+    left: Response
+    right: Response
+
+    @property
+    def sides(self) -> list[SideView]:
+        return [SideView(Position.LEFT, self.left), SideView(Position.RIGHT, self.right)]
+
+
+@dataclass(frozen=True)
+class BattleView:
+    battle: Battle
+    turns: list[TurnView]
+    vote: Vote | None
+
+    @property
+    def message_count(self) -> int:
+        return len(self.turns)
+
+    @property
+    def max_messages(self) -> int:
+        return MAX_MESSAGES
+
+    @property
+    def all_done(self) -> bool:
+        return all(
+            side.response.status == ResponseStatus.DONE for t in self.turns for side in t.sides
+        )
+
+    @property
+    def can_vote(self) -> bool:
+        return self.vote is None and self.all_done
+
+    @property
+    def can_follow_up(self) -> bool:
+        return self.can_vote and self.message_count < MAX_MESSAGES
+
+    @property
+    def revealed(self) -> dict | None:
+        """Who was who, only once the vote exists."""
+        if self.vote is None:
+            return None
+        battle = self.battle
+        left = battle.model_a if battle.model_a_position == Position.LEFT else battle.model_b
+        right = battle.model_b if left == battle.model_a else battle.model_a
+        return {"left": left, "right": right}
+
+
+def battle_view(*, battle: Battle) -> BattleView:
+    turns = []
+    for turn in battle.turns.all():
+        by_slot = {r.slot: r for r in turn.responses.all()}
+        turns.append(
+            TurnView(
+                turn=turn,
+                left=by_slot[battle.slot_at(Position.LEFT)],
+                right=by_slot[battle.slot_at(Position.RIGHT)],
+            )
+        )
+    return BattleView(battle=battle, turns=turns, vote=battle_vote_of(battle))
+
+
+def battle_totals(view: BattleView) -> dict[str, dict]:
+    """Per side after the vote: total latency and tokens over every turn."""
+    totals = {}
+    for position in (Position.LEFT, Position.RIGHT):
+        responses = [getattr(t, position) for t in view.turns]
+        totals[position] = {
+            "latency_ms": sum(r.latency_ms or 0 for r in responses),
+            "output_tokens": sum(r.output_tokens or 0 for r in responses),
+            "input_tokens": sum(r.input_tokens or 0 for r in responses),
+        }
+    return totals

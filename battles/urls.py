@@ -1,0 +1,15 @@
+from django.urls import path
+
+from battles import views
+
+app_name = "battles"
+urlpatterns = [
+    path("", views.battle_new, name="new"),
+    path("history/", views.battle_history, name="history"),
+    path("<uuid:battle_id>/", views.battle_detail, name="detail"),
+    path("<uuid:battle_id>/messages", views.battle_follow_up, name="follow_up"),
+    path("<uuid:battle_id>/vote", views.battle_vote, name="vote"),
+    path("<uuid:battle_id>/retry/<str:position>", views.battle_retry, name="retry"),
+    path("<uuid:battle_id>/controls", views.battle_controls, name="controls"),
+    path("<uuid:battle_id>/responses/<uuid:response_id>", views.battle_side, name="side"),
+]

@@ -1,0 +1,104 @@
+// Battle page: stream both answers over one WebSocket, then let the server
+// render the finished side and the controls (one source of truth: the server).
+(function () {
+  "use strict";
+  const conversation = document.getElementById("conversation");
+  if (!conversation) {
+    document.body.addEventListener("htmx:beforeSwap", showErrors);
+    return;
+  }
+  const battleId = conversation.dataset.battleId;
+  const seqs = {};      // response id -> last sequence number applied
+  let socket = null;
+  let retryDelay = 500;
+
+  function showErrors(evt) {
+    const status = evt.detail.xhr.status;
+    if (status >= 400) {
+      evt.detail.shouldSwap = true;
+      evt.detail.isError = false;
+      evt.detail.target = document.getElementById("errors");
+      evt.detail.swapOverride = "innerHTML";
+    } else if (evt.detail.target && evt.detail.target.id !== "errors") {
+      const errors = document.getElementById("errors");
+      if (errors) errors.innerHTML = "";
+    }
+  }
+  document.body.addEventListener("htmx:beforeSwap", showErrors);
+
+  function pending() {
+    return conversation.querySelectorAll('.side[data-status="pending"], .side[data-status="streaming"]');
+  }
+
+  function sideFor(responseId) {
+    return conversation.querySelector('.side[data-response-id="' + responseId + '"]');
+  }
+
+  function scrollToEnd() {
+    const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 200;
+    if (nearBottom) window.scrollTo(0, document.body.scrollHeight);
+  }
+
+  function refresh(side) {
+    htmx.ajax("GET", side.dataset.sideUrl, { target: side, swap: "outerHTML" }).then(function () {
+      const controls = document.getElementById("controls");
+      htmx.ajax("GET", controls.dataset.controlsUrl, { target: controls, swap: "innerHTML" });
+      if (!pending().length && socket) socket.close(1000);
+    });
+  }
+
+  function onMessage(event) {
+    const msg = JSON.parse(event.data);
+    const side = sideFor(msg.response);
+    if (!side) return;
+    const textEl = side.querySelector(".stream-text");
+    const last = seqs[msg.response] || 0;
+    if (msg.event === "snapshot") {
+      if (msg.seq >= last && textEl) { textEl.textContent = msg.text; seqs[msg.response] = msg.seq; }
+    } else if (msg.event === "delta") {
+      if (msg.seq <= last || !textEl) return;
+      textEl.textContent += msg.text;
+      seqs[msg.response] = msg.seq;
+      side.dataset.status = "streaming";
+      scrollToEnd();
+    } else if (msg.event === "restart") {
+      if (msg.seq <= last || !textEl) return;
+      textEl.textContent = "";
+      seqs[msg.response] = msg.seq;
+    } else if (msg.event === "done" || msg.event === "failed") {
+      side.dataset.status = msg.event === "done" ? "done" : "failed";
+      refresh(side);
+    }
+  }
+
+  function connect() {
+    if (socket || !pending().length) return;
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    socket = new WebSocket(scheme + location.host + "/ws/battles/" + battleId + "/");
+    socket.addEventListener("open", function () { retryDelay = 500; });
+    socket.addEventListener("message", onMessage);
+    socket.addEventListener("close", function () {
+      socket = null;
+      if (pending().length) {
+        // Reconnect; anything finished meanwhile is fetched from the server.
+        pending().forEach(function (side) { checkFinished(side); });
+        setTimeout(connect, retryDelay);
+        retryDelay = Math.min(retryDelay * 2, 8000);
+      }
+    });
+  }
+
+  function checkFinished(side) {
+    fetch(side.dataset.sideUrl, { headers: { "HX-Request": "true" } })
+      .then(function (r) { return r.text(); })
+      .then(function (html) {
+        if (!/data-status="(done|failed)"/.test(html)) return;
+        side.outerHTML = html;
+        const controls = document.getElementById("controls");
+        htmx.ajax("GET", controls.dataset.controlsUrl, { target: controls, swap: "innerHTML" });
+      });
+  }
+
+  document.body.addEventListener("htmx:afterSwap", function () { connect(); scrollToEnd(); });
+  connect();
+})();
