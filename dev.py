@@ -38,8 +38,6 @@ def _install_digest(extras: str) -> str:
 
 
 def install(extras: str) -> None:
-    if sys.version_info < (3, 11):
-        sys.exit("Python 3.11 or newer is needed.")
     if not PYTHON.exists():
         say("creating .venv/")
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
@@ -71,6 +69,8 @@ def ensure_chromium() -> None:
 
 
 def main() -> int:
+    if sys.version_info < (3, 11):  # noqa: UP036 - this file runs before any venv exists
+        sys.exit("Python 3.11 or newer is needed.")
     command = sys.argv[1] if len(sys.argv) > 1 else "run"
     if command == "run":
         install("")

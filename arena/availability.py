@@ -23,6 +23,7 @@ from arena.models import AIModel, ModelStatus, ProviderKind
 logger = logging.getLogger(__name__)
 
 READY = "ready"
+NOT_PROBED = "configured (endpoint not probed; use --ping)"
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,13 @@ def model_base_url(model: AIModel) -> str:
 
 def model_static_problem(model: AIModel) -> str | None:
     """Why the model cannot be used, from configuration alone (no network)."""
+    if model.is_local and not settings.ARENA_LOCAL_MODELS:
+        return "local models are turned off (ARENA_LOCAL_MODELS=0)"
     if not model.in_models_file:
         return "no longer listed in the models file"
     if model.status != ModelStatus.ACTIVE:
         return f"status is {model.status}"
     if model.is_local:
-        if not settings.ARENA_LOCAL_MODELS:
-            return "local models are turned off (ARENA_LOCAL_MODELS=0)"
         from arena.local_models import local_model_status
 
         status = local_model_status(model.local_key)
@@ -64,11 +65,30 @@ def model_availability(model: AIModel, *, ping: bool = True) -> Availability:
     problem = model_static_problem(model)
     if problem:
         return Availability(False, problem)
-    if ping:
-        reachable, why = endpoint_probe(model_base_url(model), kind=model.provider_kind)
-        if not reachable:
-            return Availability(False, f"endpoint unreachable: {why}")
+    if not ping:
+        return Availability(True, NOT_PROBED)
+    if model.is_local:
+        return _local_server_availability(model)
+    reachable, why = endpoint_probe(model_base_url(model), kind=model.provider_kind)
+    if not reachable:
+        return Availability(False, f"endpoint unreachable: {why}")
     return Availability(True, READY)
+
+
+def _local_server_availability(model: AIModel) -> Availability:
+    """A local server counts only once its model is loaded (llama.cpp's /health is 200)."""
+    from arena.local_models import probe
+
+    base_url = model_base_url(model)
+    key = "probe-local:" + hashlib.sha256(base_url.encode()).hexdigest()[:32]
+    loaded = _cache_get(key)
+    if loaded is None:
+        loaded = probe(base_url, timeout=1.0)
+        _cache_set(key, loaded, settings.ARENA_PING_CACHE_SECONDS if loaded else 3)
+    if loaded:
+        return Availability(True, READY)
+    return Availability(False, "local model server is not running or still loading "
+                               "(the run command starts it)")
 
 
 def models_availability(models: list[AIModel], *, ping: bool = True) -> dict[str, Availability]:

@@ -180,7 +180,7 @@ if EMBEDDED_REDIS:
     CELERY_BROKER_URL = f"redis+socket://{EMBEDDED_REDIS_SOCKET}"
 else:
     if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
-        raise ImproperlyConfigured(f"REDIS_URL must start with redis://, rediss:// or unix://")
+        raise ImproperlyConfigured("REDIS_URL must start with redis://, rediss:// or unix://")
     CELERY_BROKER_URL = (
         REDIS_URL.replace("unix://", "redis+socket://", 1)
         if REDIS_URL.startswith("unix://")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest
 from ninja import Router, Schema
@@ -108,7 +108,7 @@ def _raise(exc: Exception):
     raise exc
 
 
-@database_sync_to_async
+@sync_to_async
 def _call(request: HttpRequest, action):
     """Run a sync service with the caller's session key (created on first use)."""
     try:
@@ -124,7 +124,7 @@ def _owned(battle_id, session_key) -> object:
     return battle
 
 
-@database_sync_to_async
+@sync_to_async
 def _turn_payload(battle_id, turn_id) -> dict:
     battle = selectors.battle_get(battle_id=battle_id)
     view = selectors.battle_view(battle=battle)

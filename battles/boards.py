@@ -56,9 +56,9 @@ def text_export_rows():
         .order_by("created_at", "pk")
         .values(
             "winner",
+            "battle_id",
             "created_at",
             vote_id=F("pk"),
-            battle_id=F("battle__pk"),
             model_a=F("battle__model_a_id"),
             model_b=F("battle__model_b_id"),
             is_demo=F("battle__is_demo"),

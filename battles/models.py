@@ -39,9 +39,7 @@ class Battle(models.Model):
     class Meta:
         ordering = ["-last_active_at"]
         constraints = [
-            models.CheckConstraint(
-                condition=~Q(model_a=F("model_b")), name="battle_models_differ"
-            ),
+            models.CheckConstraint(condition=~Q(model_a=F("model_b")), name="battle_models_differ"),
             models.CheckConstraint(
                 condition=Q(model_a_position__in=Position.values), name="battle_position_valid"
             ),
@@ -81,6 +79,9 @@ class Turn(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"Turn {self.index} of {self.battle_id}"
+
 
 class ResponseStatus(models.TextChoices):
     PENDING = "pending", "Waiting"
@@ -115,6 +116,9 @@ class Response(models.Model):
             models.UniqueConstraint(fields=["turn", "slot"], name="response_slot_unique"),
             models.CheckConstraint(condition=Q(slot__in=Slot.values), name="response_slot_valid"),
         ]
+
+    def __str__(self) -> str:
+        return f"Answer {self.slot} of turn {self.turn_id}"
 
     @property
     def is_finished(self) -> bool:
@@ -156,3 +160,6 @@ class Vote(models.Model):
             ),
             models.CheckConstraint(condition=Q(winner__in=Winner.values), name="vote_winner_valid"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.choice} on {self.battle_id}"

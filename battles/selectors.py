@@ -125,6 +125,10 @@ class BattleView:
         right = battle.model_b if left == battle.model_a else battle.model_a
         return {"left": left, "right": right}
 
+    @property
+    def totals(self) -> dict[str, dict]:
+        return battle_totals(self)
+
 
 def battle_view(*, battle: Battle) -> BattleView:
     turns = []

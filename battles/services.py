@@ -84,7 +84,7 @@ def _enqueue_turn(turn: Turn) -> None:
 
 def _add_turn(battle: Battle, prompt: str, index: int) -> Turn:
     turn = Turn.objects.create(battle=battle, index=index, prompt=prompt)
-    Response.objects.bulk_create([Response(turn=turn, slot=Slot.A), Response(turn=turn, slot=Slot.B)])
+    Response.objects.bulk_create([Response(turn=turn, slot=slot) for slot in (Slot.A, Slot.B)])
     _enqueue_turn(turn)
     return turn
 

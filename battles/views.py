@@ -94,8 +94,7 @@ def battle_vote(request: HttpRequest, battle_id):
     except BattleError as exc:
         return _error(request, exc.message, exc.status)
     view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
-    return render(request, f"{TEMPLATE}#after-vote",
-                  {"view": view, "totals": selectors.battle_totals(view), "is_owner": True})
+    return render(request, f"{TEMPLATE}#after-vote", {"view": view, "is_owner": True})
 
 
 @require_POST

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
 from battles.generation import battle_group
@@ -19,7 +19,7 @@ from battles.models import Response, ResponseStatus
 FINISHED = (ResponseStatus.DONE, ResponseStatus.FAILED)
 
 
-@database_sync_to_async
+@sync_to_async
 def _turn_finished(turn_id) -> bool:
     statuses = Response.objects.filter(turn_id=turn_id).values_list("status", flat=True)
     return all(status in FINISHED for status in statuses)

@@ -8,14 +8,20 @@ With nothing set, the suite runs on SQLite and its own embedded Redis under
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
 os.environ.setdefault("ARENA_ENV", "test")
-if not os.environ.get("REDIS_URL"):
-    os.environ.setdefault("ARENA_VAR_DIR", str(ROOT / "var" / "test"))
+# Each run gets its own folder (SQLite file, Redis socket), so two runs on one
+# machine, or a run beside the dev server, never share state.
+_private_var = None
+if not os.environ.get("ARENA_VAR_DIR"):
+    _private_var = tempfile.mkdtemp(prefix="arena-test-")
+    os.environ["ARENA_VAR_DIR"] = _private_var
 
 _embedded = None
+_owner_pid = os.getpid()
 
 
 def pytest_configure(config):
@@ -35,3 +41,5 @@ def pytest_unconfigure(config):
         from arena.embedded_redis import stop_embedded_redis
 
         stop_embedded_redis(_embedded, Path(settings.EMBEDDED_REDIS_SOCKET))
+    if _private_var and os.getpid() == _owner_pid:
+        shutil.rmtree(_private_var, ignore_errors=True)

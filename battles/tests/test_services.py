@@ -4,11 +4,11 @@ import time
 import pytest
 from django.db import IntegrityError, transaction
 
+from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from battles import services
 from battles.models import MAX_MESSAGES, Position, ResponseStatus, Slot, Vote, Winner
 from battles.selection import leaked_identity, select_models_for_battle
 from battles.services import BattleError
-from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from battles.tests.conftest import neutral_reply
 from battles.tests.factories import AIModelFactory, ResponseFactory, TurnFactory, answered_battle
 

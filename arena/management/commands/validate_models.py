@@ -23,8 +23,9 @@ class Command(BaseCommand):
         except ModelConfigError as exc:
             raise CommandError(str(exc)) from None
         table = Table(title="Models")
-        for column in ("id", "name", "kind", "provider", "available", "reason"):
-            table.add_column(column)
+        for column in ("id", "name", "kind", "provider", "available"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("reason", no_wrap=True)
         rows = model_list_with_availability(ping=ping)
         for model, availability in rows:
             table.add_row(
@@ -35,6 +36,6 @@ class Command(BaseCommand):
                 "[green]yes[/green]" if availability.available else "[red]no[/red]",
                 availability.reason,
             )
-        Console(file=self.stdout, width=160).print(table)
+        Console(file=self.stdout, width=250).print(table)
         usable = sum(1 for _, availability in rows if availability.available)
         self.stdout.write(f"{usable} of {len(rows)} models available")

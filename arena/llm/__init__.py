@@ -1,0 +1,45 @@
+"""LLM client layer: one async interface to OpenAI-compatible and Anthropic chat models.
+
+Example::
+
+    completion = await stream_chat(
+        endpoint,
+        [{"role": "user", "content": "Hi"}],
+        on_delta=send_to_browser,
+        on_restart=clear_partial_text,
+    )
+"""
+
+from arena.llm.client import complete_chat, stream_chat
+from arena.llm.errors import (
+    LLMAuthError,
+    LLMConfigError,
+    LLMConnectionError,
+    LLMError,
+    LLMMalformedResponse,
+    LLMRateLimited,
+    LLMRequestRejected,
+    LLMServerError,
+    LLMTimeout,
+    scrub,
+)
+from arena.llm.types import ChatMessage, Completion, ModelEndpoint, estimate_tokens
+
+__all__ = [
+    "ChatMessage",
+    "Completion",
+    "LLMAuthError",
+    "LLMConfigError",
+    "LLMConnectionError",
+    "LLMError",
+    "LLMMalformedResponse",
+    "LLMRateLimited",
+    "LLMRequestRejected",
+    "LLMServerError",
+    "LLMTimeout",
+    "ModelEndpoint",
+    "complete_chat",
+    "estimate_tokens",
+    "scrub",
+    "stream_chat",
+]

@@ -1,0 +1,255 @@
+"""One async interface to chat models: :func:`stream_chat` and :func:`complete_chat`.
+
+Settings (all optional, read per call with these defaults):
+
+* ``ARENA_LLM_TIMEOUTS`` – dict with any of ``connect`` (5), ``read`` (30), ``write`` (5),
+  ``pool`` (5) seconds.
+* ``ARENA_LLM_MAX_ATTEMPTS`` – attempts in total, default 3.
+* ``ARENA_LLM_BACKOFF_BASE`` – seconds, default 1.0; the wait before retry n (n = 1, 2, ...)
+  is ``base * 2 ** (n - 1)`` capped at ``ARENA_LLM_BACKOFF_MAX`` (default 4.0): 1 s, 2 s, 4 s.
+
+Retries happen on retryable errors only (see :mod:`arena.llm.errors`). If a streamed attempt
+had already delivered text through ``on_delta`` and is retried, ``on_restart()`` is called before
+the next attempt so the caller can discard the partial text; the final Completion holds only the
+text of the successful attempt. Exceptions raised by the callbacks propagate unchanged.
+
+If a provider reports no token usage, the counts are estimated with
+:func:`arena.llm.types.estimate_tokens` (characters / 4, system prompt included for input) and
+``Completion.usage_estimated`` is True.
+
+The API key is read from ``os.environ[endpoint.api_key_env]`` at call time and never logged;
+errors carry scrubbed details and no chained SDK exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from types import ModuleType
+from typing import Any
+
+from django.conf import settings
+
+from arena.llm import anthropic_provider, openai_provider
+from arena.llm.classify import classify
+from arena.llm.errors import LLMConfigError, LLMError
+from arena.llm.types import (
+    AttemptState,
+    CallbackFailed,
+    ChatMessage,
+    Completion,
+    DeltaCallback,
+    ModelEndpoint,
+    RestartCallback,
+    call_maybe_async,
+    estimate_tokens,
+)
+
+logger = logging.getLogger("arena.llm")
+
+DEFAULT_TIMEOUTS: dict[str, float] = {"connect": 5.0, "read": 30.0, "write": 5.0, "pool": 5.0}
+DEFAULT_MAX_ATTEMPTS = 3
+DEFAULT_BACKOFF_BASE = 1.0
+DEFAULT_BACKOFF_MAX = 4.0
+# Sent when an endpoint needs no key (api_key_env is None), e.g. a local OpenAI-compatible
+# server. Passing a placeholder stops the SDKs from falling back to OPENAI_API_KEY etc.
+NO_KEY_PLACEHOLDER = "no-key-configured"
+
+_PROVIDERS: dict[str, ModuleType] = {
+    "openai": openai_provider,
+    "anthropic": anthropic_provider,
+}
+
+
+def _setting(name: str, default: Any) -> Any:
+    if not settings.configured:
+        return default
+    return getattr(settings, name, default)
+
+
+def llm_timeouts() -> dict[str, float]:
+    configured = _setting("ARENA_LLM_TIMEOUTS", None) or {}
+    unknown = set(configured) - set(DEFAULT_TIMEOUTS)
+    if unknown:
+        raise LLMConfigError(f"ARENA_LLM_TIMEOUTS has unknown keys: {sorted(unknown)}")
+    return {**DEFAULT_TIMEOUTS, **{k: float(v) for k, v in configured.items()}}
+
+
+def max_attempts() -> int:
+    return max(1, int(_setting("ARENA_LLM_MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS)))
+
+
+def backoff_delay(retry_number: int) -> float:
+    """Seconds to wait before retry ``retry_number`` (1 = the wait after the first failure)."""
+    base = float(_setting("ARENA_LLM_BACKOFF_BASE", DEFAULT_BACKOFF_BASE))
+    cap = float(_setting("ARENA_LLM_BACKOFF_MAX", DEFAULT_BACKOFF_MAX))
+    return min(base * 2 ** (retry_number - 1), cap)
+
+
+def read_api_key(endpoint: ModelEndpoint) -> str:
+    if not endpoint.api_key_env:
+        return NO_KEY_PLACEHOLDER
+    key = os.environ.get(endpoint.api_key_env, "").strip()
+    if not key:
+        raise LLMConfigError(f"environment variable {endpoint.api_key_env} is not set")
+    return key
+
+
+def _check_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
+    if not messages:
+        raise ValueError("messages must not be empty")
+    for message in messages:
+        if message.get("role") not in ("user", "assistant"):
+            raise ValueError(f"message role must be 'user' or 'assistant', not {message!r:.60}")
+        if not isinstance(message.get("content"), str):
+            raise ValueError("message content must be a string")
+    return list(messages)
+
+
+def _provider(endpoint: ModelEndpoint) -> ModuleType:
+    try:
+        return _PROVIDERS[endpoint.provider_kind]
+    except KeyError:
+        raise LLMConfigError(
+            f"unknown provider_kind {endpoint.provider_kind!r} for model {endpoint.slug}"
+        ) from None
+
+
+def _completion(
+    endpoint: ModelEndpoint,
+    messages: list[ChatMessage],
+    state: AttemptState,
+    attempt: int,
+    *,
+    stream: bool,
+) -> Completion:
+    finished_at = time.monotonic()
+    text = state.text
+    estimated = state.input_tokens is None or state.output_tokens is None
+    input_tokens = state.input_tokens
+    if input_tokens is None:
+        prompt = endpoint.system_prompt + "".join(m["content"] for m in messages)
+        input_tokens = estimate_tokens(prompt)
+    output_tokens = state.output_tokens
+    if output_tokens is None:
+        output_tokens = estimate_tokens(text)
+    cost = (
+        input_tokens * endpoint.input_price_per_million
+        + output_tokens * endpoint.output_price_per_million
+    ) / 1_000_000
+    ttft_ms = None
+    if stream and state.first_delta_at is not None:
+        ttft_ms = round((state.first_delta_at - state.started) * 1000)
+    return Completion(
+        text=text,
+        latency_ms=round((finished_at - state.started) * 1000),
+        ttft_ms=ttft_ms,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cost_usd=cost,
+        attempts=attempt,
+        usage_estimated=estimated,
+    )
+
+
+def _give_up(endpoint: ModelEndpoint, error: LLMError, attempt: int) -> LLMError:
+    error.attempts = attempt
+    error.model_slug = endpoint.slug
+    logger.error(
+        "LLM call failed: model=%s attempts=%d error=%s status=%s detail=%s",
+        endpoint.slug,
+        attempt,
+        type(error).__name__,
+        error.status_code,
+        error.detail,
+    )
+    return error
+
+
+async def _call(
+    endpoint: ModelEndpoint,
+    messages: list[ChatMessage],
+    *,
+    stream: bool,
+    on_delta: DeltaCallback | None = None,
+    on_restart: RestartCallback | None = None,
+) -> Completion:
+    messages = _check_messages(messages)
+    try:
+        provider = _provider(endpoint)
+        api_key = read_api_key(endpoint)
+        timeouts = llm_timeouts()
+    except LLMConfigError as error:
+        raise _give_up(endpoint, error, 0) from None
+    secrets = (api_key,)
+    attempts_allowed = max_attempts()
+    client = provider.make_client(endpoint, api_key, timeouts)
+    try:
+        for attempt in range(1, attempts_allowed + 1):
+            state = AttemptState(on_delta=on_delta if stream else None)
+            error: LLMError | None = None
+            callback_error: BaseException | None = None
+            try:
+                await provider.run_attempt(client, endpoint, messages, state, stream=stream)
+            except CallbackFailed as failed:
+                callback_error = failed.original
+            except Exception as exc:
+                error = classify(exc, secrets)
+                if error is None:
+                    raise
+            if callback_error is not None:
+                raise callback_error
+            if error is None:
+                completion = _completion(endpoint, messages, state, attempt, stream=stream)
+                logger.info(
+                    "LLM call ok: model=%s stream=%s attempts=%d latency_ms=%d ttft_ms=%s "
+                    "input_tokens=%d output_tokens=%d%s cost_usd=%.6f",
+                    endpoint.slug,
+                    stream,
+                    attempt,
+                    completion.latency_ms,
+                    completion.ttft_ms,
+                    completion.input_tokens,
+                    completion.output_tokens,
+                    " (estimated)" if completion.usage_estimated else "",
+                    completion.cost_usd,
+                )
+                return completion
+            if not error.retryable or attempt >= attempts_allowed:
+                raise _give_up(endpoint, error, attempt)
+            wait = backoff_delay(attempt)
+            logger.warning(
+                "LLM call retry: model=%s attempt=%d/%d error=%s status=%s detail=%s "
+                "retry_in=%.2fs",
+                endpoint.slug,
+                attempt,
+                attempts_allowed,
+                type(error).__name__,
+                error.status_code,
+                error.detail,
+                wait,
+            )
+            if state.parts and on_restart is not None:
+                await call_maybe_async(on_restart)
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+    finally:
+        await client.close()
+
+
+async def stream_chat(
+    endpoint: ModelEndpoint,
+    messages: list[ChatMessage],
+    *,
+    on_delta: DeltaCallback | None = None,
+    on_restart: RestartCallback | None = None,
+) -> Completion:
+    """Stream a reply; ``on_delta(text)`` gets each text delta (sync or async callable)."""
+    return await _call(endpoint, messages, stream=True, on_delta=on_delta, on_restart=on_restart)
+
+
+async def complete_chat(endpoint: ModelEndpoint, messages: list[ChatMessage]) -> Completion:
+    """Get a reply in one non-streaming request."""
+    return await _call(endpoint, messages, stream=False)

@@ -1,0 +1,120 @@
+"""OpenAI-compatible chat completions through the official ``openai`` SDK.
+
+The system prompt goes first as a ``{"role": "system"}`` message. ``max_tokens`` is sent (not
+``max_completion_tokens``) because every OpenAI-compatible server accepts it. Streams ask for
+usage with ``stream_options={"include_usage": True}``; a stream counts as complete only once a
+choice carried a ``finish_reason`` (a stream that just stops is reported as malformed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import openai
+
+from arena.llm.errors import LLMMalformedResponse
+from arena.llm.types import AttemptState, ChatMessage, ModelEndpoint
+
+_SHAPE_ERRORS = (AttributeError, IndexError, KeyError, TypeError, ValueError)
+
+
+def make_client(endpoint: ModelEndpoint, api_key: str, timeouts: dict[str, float]) -> Any:
+    return openai.AsyncOpenAI(
+        base_url=endpoint.base_url or None,
+        api_key=api_key,
+        max_retries=0,
+        timeout=httpx.Timeout(**timeouts),
+    )
+
+
+def build_messages(endpoint: ModelEndpoint, messages: list[ChatMessage]) -> list[dict[str, str]]:
+    result = []
+    if endpoint.system_prompt:
+        result.append({"role": "system", "content": endpoint.system_prompt})
+    result.extend({"role": m["role"], "content": m["content"]} for m in messages)
+    return result
+
+
+def _usage(usage: Any) -> tuple[int | None, int | None]:
+    if usage is None:
+        return None, None
+    prompt = getattr(usage, "prompt_tokens", None)
+    completion = getattr(usage, "completion_tokens", None)
+    return (
+        prompt if isinstance(prompt, int) else None,
+        completion if isinstance(completion, int) else None,
+    )
+
+
+def _parse_completion(response: Any) -> tuple[str, int | None, int | None]:
+    try:
+        message = response.choices[0].message
+        text = message.content or getattr(message, "refusal", None) or ""
+        if not isinstance(text, str):
+            raise TypeError("content is not a string")
+        prompt, completion = _usage(getattr(response, "usage", None))
+    except _SHAPE_ERRORS as exc:
+        raise LLMMalformedResponse(
+            f"unexpected chat completion shape ({type(exc).__name__})"
+        ) from None
+    return text, prompt, completion
+
+
+def _parse_chunk(chunk: Any) -> tuple[str, bool, tuple[int | None, int | None] | None]:
+    """Text delta of choice 0, whether a finish_reason arrived, and usage if present."""
+    try:
+        parts: list[str] = []
+        finished = False
+        for choice in chunk.choices or ():
+            if choice.index != 0:
+                continue
+            delta = choice.delta
+            content = getattr(delta, "content", None) or getattr(delta, "refusal", None)
+            if content:
+                if not isinstance(content, str):
+                    raise TypeError("delta content is not a string")
+                parts.append(content)
+            if choice.finish_reason:
+                finished = True
+        usage = getattr(chunk, "usage", None)
+        return "".join(parts), finished, (_usage(usage) if usage is not None else None)
+    except _SHAPE_ERRORS as exc:
+        raise LLMMalformedResponse(
+            f"unexpected chat completion chunk shape ({type(exc).__name__})"
+        ) from None
+
+
+async def run_attempt(
+    client: Any,
+    endpoint: ModelEndpoint,
+    messages: list[ChatMessage],
+    state: AttemptState,
+    *,
+    stream: bool,
+) -> None:
+    """One request; fills ``state``. Raises SDK/transport exceptions or LLMMalformedResponse."""
+    params: dict[str, Any] = {
+        "model": endpoint.api_model,
+        "messages": build_messages(endpoint, messages),
+        "max_tokens": endpoint.max_tokens,
+    }
+    if not stream:
+        response = await client.chat.completions.create(**params)
+        text, state.input_tokens, state.output_tokens = _parse_completion(response)
+        state.parts.append(text)
+        state.finished = True
+        return
+
+    chunks = await client.chat.completions.create(
+        **params, stream=True, stream_options={"include_usage": True}
+    )
+    async with chunks:
+        async for chunk in chunks:
+            text, finished, usage = _parse_chunk(chunk)
+            if usage is not None:
+                state.input_tokens, state.output_tokens = usage
+            state.finished = state.finished or finished
+            await state.add_text(text)
+    if not state.finished:
+        raise LLMMalformedResponse("stream ended without a finish_reason")

@@ -1,0 +1,49 @@
+"""Pytest fixtures for the fake provider servers.
+
+Register in the root ``conftest.py`` with ``pytest_plugins = ["arena.testing.fixtures"]``.
+
+Each fixture starts a fresh server per test, puts its API key into the environment variable
+named by ``server.api_key_env`` (so ``server.endpoint(...)`` works with the real client), and
+stops the server afterwards (hung requests are released at once).
+
+``fast_llm_retries`` shrinks the client's backoff (and read timeout) through pytest-django's
+``settings`` fixture, for tests that exercise retries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from arena.testing.fake_providers import FakeAnthropicServer, FakeOpenAIServer
+
+
+@pytest.fixture
+def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+    server = FakeOpenAIServer().start()
+    if server.api_key is not None:
+        monkeypatch.setenv(server.api_key_env, server.api_key)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
+    server = FakeAnthropicServer().start()
+    if server.api_key is not None:
+        monkeypatch.setenv(server.api_key_env, server.api_key)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fast_llm_retries(settings):  # type: ignore[no-untyped-def]
+    """Backoff base 0.05 s (waits 0.05 s, 0.1 s) and a 2 s read timeout."""
+    settings.ARENA_LLM_BACKOFF_BASE = 0.05
+    settings.ARENA_LLM_TIMEOUTS = {"connect": 2.0, "read": 2.0, "write": 2.0, "pool": 2.0}
+    return settings

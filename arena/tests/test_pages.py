@@ -1,0 +1,74 @@
+"""Base layout, health, error pages, vendored htmx, Markdown sanitising."""
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from arena.markdown import render_markdown
+
+HTMX_SHA256 = "d6fdc75f204e6bdefa99b69bf1e6d4ac69b8a364f77929f45c13476b4000f717"
+
+
+def test_vendored_htmx_is_the_pinned_file():
+    path = Path(settings.BASE_DIR) / "static" / "js" / "htmx-2.0.11.min.js"
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == HTMX_SHA256
+
+
+@pytest.mark.django_db
+def test_home_has_the_navigation_and_htmx(client: Client):
+    html = client.get("/").content.decode()
+    for label, url in [("Battle", "/battle/"), ("Panel", "/panel/"), ("Debates", "/debates/"),
+                       ("Voice", "/voice/"), ("Leaderboard", "/leaderboard/")]:
+        assert f'href="{url}"' in html and label in html
+    assert "htmx-2.0.11.min.js" in html
+    assert 'name="viewport"' in html
+
+
+@pytest.mark.django_db
+def test_unknown_page_is_a_friendly_404_and_unknown_api_is_json(client: Client, settings):
+    settings.DEBUG = False
+    page = client.get("/no-such-page/")
+    assert page.status_code == 404 and b"Not found" in page.content
+    api = client.get("/api/no-such-thing")
+    assert api.status_code == 404 and api.json() == {"detail": "Not found."}
+
+
+@pytest.mark.django_db
+def test_healthz_reports_each_part(client: Client):
+    response = client.get("/healthz")
+    body = response.json()
+    assert response.status_code == 200
+    assert body["database"]["ok"] is True
+    assert body["redis"]["ok"] is True
+    assert set(body) >= {"database", "redis", "worker", "models", "ok"}
+    assert body["worker"]["workers"] == 0  # no worker runs in this test
+
+
+def test_healthz_reports_redis_down_with_503(client: Client, settings, db):
+    settings.REDIS_URL = "redis://127.0.0.1:9/0"
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["redis"]["ok"] is False
+
+
+@pytest.mark.parametrize(
+    ("markdown", "forbidden"),
+    [
+        ("<script>alert(1)</script>", "<script"),
+        ("[x](javascript:alert(1))", 'href="javascript'),
+        ('<img src=x onerror="alert(1)">', "<img"),
+        ('![x](https://h/i.png "t")', "onerror"),
+        ("<iframe src='https://evil'></iframe>", "<iframe"),
+    ],
+)
+def test_model_markdown_is_sanitised(markdown, forbidden):
+    assert forbidden not in render_markdown(markdown)
+
+
+def test_model_markdown_keeps_formatting():
+    source = "**bold**\n\n```python\nprint(1)\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    html = render_markdown(source)
+    assert "<strong>bold</strong>" in html and "<pre><code" in html and "<table>" in html
