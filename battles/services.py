@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -159,6 +160,33 @@ def response_retry(*, battle: Battle, position: str) -> Response:
 
         generate_response.delay_on_commit(str(response.id), response.generation)
     return response
+
+
+def response_requeue_stale(*, older_than_seconds: int = 300) -> int:
+    """Restart answers whose job died with its worker (stuck waiting or writing).
+
+    The generation is bumped first, so a job that was only slow can no longer save.
+    """
+    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    from battles.tasks import generate_response
+
+    requeued = 0
+    stale = Response.objects.filter(
+        status__in=[ResponseStatus.PENDING, ResponseStatus.STREAMING], updated_at__lt=cutoff
+    ).values_list("pk", flat=True)
+    for response_id in stale:
+        with transaction.atomic():
+            response = Response.objects.select_for_update().get(pk=response_id)
+            if response.is_finished:
+                continue
+            response.generation += 1
+            response.status = ResponseStatus.PENDING
+            response.save(update_fields=["generation", "status", "updated_at"])
+            generate_response.delay_on_commit(str(response.id), response.generation)
+            requeued += 1
+    if requeued:
+        logger.warning("requeued %d answers whose job had stopped", requeued)
+    return requeued
 
 
 def battle_vote(*, battle: Battle, choice: str) -> Vote:

@@ -14,3 +14,10 @@ def generate_response(response_id: str, generation: int) -> None:
         response_generate(response_id=response_id, generation=generation)
     finally:
         close_old_connections()
+
+
+@shared_task(ignore_result=True)
+def requeue_stale_responses() -> int:
+    from battles.services import response_requeue_stale
+
+    return response_requeue_stale()

@@ -1,12 +1,23 @@
 import random
 import time
+from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from battles import services
-from battles.models import MAX_MESSAGES, Position, ResponseStatus, Slot, Vote, Winner
+from battles.generation import response_generate
+from battles.models import (
+    MAX_MESSAGES,
+    Position,
+    Response,
+    ResponseStatus,
+    Slot,
+    Vote,
+    Winner,
+)
 from battles.selection import leaked_identity, select_models_for_battle
 from battles.services import BattleError
 from battles.tests.conftest import neutral_reply
@@ -219,3 +230,29 @@ class TestGenerationWithWorker:
         kept_again = turn.responses.exclude(slot=slot_of_beta).get()
         assert failed.status == ResponseStatus.DONE and failed.generation == 1
         assert kept_again.text == kept.text and kept_again.generation == 0
+
+
+class TestWorkerDeath:
+    def test_an_answer_whose_worker_died_is_regenerated(self, celery_worker, two_models):
+        battle, turn = services.battle_create(session_key=OWNER, prompt="Still there?")
+        wait_until_finished(battle)
+        # As if the worker had died mid-answer: the row says "streaming" and is old.
+        stuck = turn.responses.get(slot=Slot.A)
+        Response.objects.filter(pk=stuck.pk).update(
+            status=ResponseStatus.STREAMING, text="half an ans",
+            updated_at=timezone.now() - timedelta(minutes=10),
+        )
+        assert services.response_requeue_stale(older_than_seconds=300) == 1
+        wait_until_finished(battle)
+        stuck.refresh_from_db()
+        assert stuck.status == ResponseStatus.DONE
+        assert stuck.generation == 1 and "Still there?" in stuck.text
+
+    def test_a_late_job_of_an_old_generation_cannot_overwrite(self, db):
+        battle = answered_battle()
+        response = battle.turns.get().responses.get(slot=Slot.A)
+        response.generation = 2
+        response.save()
+        response_generate(response_id=str(response.id), generation=1)
+        response.refresh_from_db()
+        assert response.text == "answer a1"
