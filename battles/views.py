@@ -62,7 +62,10 @@ def battle_new(request: HttpRequest):
             return render(request, TEMPLATE, ctx, status=getattr(exc, "status", 429))
         url = f"/battle/{battle.id}/"
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-    return render(request, TEMPLATE, _context(request, view=None))
+    from arena.selectors import model_list_available
+
+    notice = services.NOT_ENOUGH_MODELS if len(model_list_available()) < 2 else None
+    return render(request, TEMPLATE, _context(request, view=None, notice=notice))
 
 
 @require_GET

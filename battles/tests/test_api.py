@@ -172,3 +172,13 @@ def _start_session(client: Client) -> str:
     session.save()
     client.cookies["sessionid"] = session.session_key
     return session.session_key
+
+
+@pytest.mark.django_db
+def test_the_page_says_clearly_when_fewer_than_two_models_can_battle(client):
+    page = client.get("/battle/")
+    assert page.status_code == 200
+    assert services.NOT_ENOUGH_MODELS in page.content.decode()
+    created = client.post("/battle/", {"prompt": "hello"})
+    assert created.status_code == 503
+    assert services.NOT_ENOUGH_MODELS in created.content.decode()
