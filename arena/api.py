@@ -53,6 +53,7 @@ def _mount_app_routers() -> None:
     from battles.api import router as battles_router
 
     api.add_router("", battles_router)
+    api.add_router("", "leaderboard.api.router")
 
 
 _mount_app_routers()

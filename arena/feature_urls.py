@@ -10,4 +10,5 @@ urlpatterns = [
     path("panel/", coming_soon, {"mode": "Panel"}, name="panel"),
     path("debates/", coming_soon, {"mode": "Debates"}, name="debates"),
     path("voice/", coming_soon, {"mode": "Voice"}, name="voice"),
+    path("leaderboard/", include("leaderboard.urls")),
 ]

@@ -195,6 +195,14 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Each app's block below adds its periodic tasks here.
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {
+    # An answer whose worker died (stuck waiting or writing) is restarted.
+    "battles-requeue-stale": {
+        "task": "battles.tasks.requeue_stale_responses",
+        "schedule": 60.0,
+    },
+}
 
 CHANNEL_LAYERS = {
     "default": {
@@ -297,7 +305,6 @@ ARENA_LEADERBOARD_KEEP_SNAPSHOTS = env_int("ARENA_LEADERBOARD_KEEP_SNAPSHOTS", 4
 
 from celery.schedules import crontab  # noqa: E402
 
-CELERY_BEAT_SCHEDULE = globals().get("CELERY_BEAT_SCHEDULE", {})
 CELERY_BEAT_SCHEDULE["leaderboard-hourly"] = {
     "task": "leaderboard.tasks.ratings_run_all",
     "schedule": crontab(minute=0),

@@ -1,0 +1,1 @@
+"""Leaderboards: the board registry, rating runs and snapshots, pages, plots and API."""

@@ -1,0 +1,222 @@
+"""The leaderboard and worker API of seed 001. Thin: parse, call a selector or service.
+
+``GET /api/leaderboard`` and ``GET /api/leaderboard/stats`` read the latest snapshots;
+``GET /api/worker/status`` reports rating runs; ``POST /api/worker/aggregate`` (staff
+only, with a CSRF token like any session-authenticated POST) runs the rating now.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.http import HttpRequest
+from ninja import Query, Router, Schema
+from ninja.errors import HttpError
+from ninja.utils import check_csrf
+
+from leaderboard import selectors
+from leaderboard.boards import UnknownBoard
+
+router = Router(tags=["leaderboard"])
+
+STAFF_ONLY = "Only staff can run the rating by hand."
+CSRF_FAILED = "CSRF check failed: send the X-CSRFToken header with this session's token."
+
+
+class LeaderboardParams(Schema):
+    board: str | None = None
+    sort: str | None = None
+    order: str | None = None
+    organization: str | None = None
+    license: str | None = None
+    search: str | None = None
+    include_provisional: bool = False
+    include_deprecated: bool = False
+
+
+class EntryOut(Schema):
+    rank_ub: int | None
+    model_id: str
+    model_name: str
+    rating: float
+    ci_lower: float
+    ci_upper: float
+    elo: float | None
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    both_bad: int
+    win_rate: float
+    organization: str
+    license: str
+    provisional: bool
+    deprecated: bool
+
+
+class MetadataOut(Schema):
+    board: str
+    title: str
+    method: str | None
+    ci_method: str | None
+    min_votes: int | None
+    total_models: int
+    total_votes: int
+    last_updated: datetime | None
+
+
+class LeaderboardOut(Schema):
+    leaderboard: list[EntryOut]
+    metadata: MetadataOut
+
+
+class BoardStatsOut(Schema):
+    title: str
+    method: str
+    outcomes: int
+    battles: int | None
+    votes: int | None
+    models: int
+    models_rated: int
+    last_updated: datetime | None
+
+
+class RunOut(Schema):
+    id: int
+    boards: list[str]
+    trigger: str
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
+    duration_ms: int | None
+    outcomes_processed: int
+    error: str
+
+
+class StatsOut(Schema):
+    total_battles: int
+    total_votes: int
+    total_models: int
+    last_updated: datetime | None
+    boards: dict[str, BoardStatsOut]
+    last_run: RunOut | None
+
+
+class WorkerStatusOut(Schema):
+    last_run: datetime | None
+    status: str
+    votes_processed: int
+    last_success: datetime | None
+    pending_runs: dict[str, str]
+    runs: list[RunOut]
+
+
+class AggregateIn(Schema):
+    board: str | None = None
+    bootstrap: int | None = None
+
+
+def staff_session(request: HttpRequest):
+    """Auth for staff tools: a staff session, plus its CSRF token (403 otherwise).
+
+    Runs before the body is parsed, so a visitor gets 403 whatever they send.
+    """
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated or not user.is_staff:
+        raise HttpError(403, STAFF_ONLY)
+    if check_csrf(request) is not None:
+        raise HttpError(403, CSRF_FAILED)
+    return user
+
+
+def _entry(row: selectors.Row) -> dict:
+    e = row.e
+    return {
+        "rank_ub": row.rank or None,
+        "model_id": e.subject,
+        "model_name": e.name,
+        "rating": e.rating,
+        "ci_lower": e.ci_lower,
+        "ci_upper": e.ci_upper,
+        "elo": row.elo,
+        "votes": e.votes,
+        "wins": e.wins,
+        "losses": e.losses,
+        "ties": e.ties,
+        "both_bad": e.both_bad,
+        "win_rate": e.win_rate,
+        "organization": e.organization,
+        "license": e.license,
+        "provisional": e.provisional,
+        "deprecated": e.deprecated,
+    }
+
+
+@router.get("/leaderboard", response=LeaderboardOut)
+def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
+    """Ranked entries of a board from its latest snapshot (provisional ones on request)."""
+    try:
+        query = selectors.leaderboard_query_clean(
+            board=params.board,
+            sort=params.sort,
+            order=params.order,
+            organization=params.organization,
+            license=params.license,
+            search=params.search,
+            include_deprecated=params.include_deprecated,
+            include_provisional=params.include_provisional,
+        )
+    except UnknownBoard as exc:
+        raise HttpError(404, exc.args[0]) from None
+    except selectors.QueryError as exc:
+        raise HttpError(422, str(exc)) from None
+    page = selectors.leaderboard_view(query=query)
+    snap = page.snapshot
+    entries = [_entry(r) for r in page.rows + page.provisional]
+    return {
+        "leaderboard": entries,
+        "metadata": {
+            "board": page.board.name,
+            "title": page.board.title,
+            "method": snap.method if snap else None,
+            "ci_method": snap.ci_method if snap else None,
+            "min_votes": snap.min_votes if snap else None,
+            "total_models": len(entries),
+            "total_votes": snap.outcomes if snap else 0,
+            "last_updated": snap.created_at if snap else None,
+        },
+    }
+
+
+@router.get("/leaderboard/stats", response=StatsOut)
+def leaderboard_stats(request: HttpRequest):
+    """Battles, votes and models over every board, per-board counts and the last run."""
+    return selectors.leaderboard_stats()
+
+
+@router.get("/worker/status", response=WorkerStatusOut)
+def worker_status(request: HttpRequest):
+    return selectors.worker_status()
+
+
+@router.post("/worker/aggregate", response=RunOut, auth=staff_session)
+def worker_aggregate(request: HttpRequest, payload: AggregateIn | None = None):
+    """Run the rating now (staff only); answers when the run is recorded."""
+    from leaderboard.models import RunStatus, RunTrigger
+    from leaderboard.services import RunInProgress, ratings_run
+
+    payload = payload or AggregateIn()
+    try:
+        run = ratings_run(
+            trigger=RunTrigger.API,
+            boards=[payload.board] if payload.board else None,
+            bootstrap_rounds=payload.bootstrap,
+            lock_wait=10,
+        )
+    except UnknownBoard as exc:
+        raise HttpError(404, exc.args[0]) from None
+    except RunInProgress as exc:
+        raise HttpError(409, exc.message) from None
+    if run.status == RunStatus.FAILED:
+        raise HttpError(500, f"The rating run failed: {run.error}")
+    return selectors.run_summary(run)

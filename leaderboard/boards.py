@@ -1,0 +1,153 @@
+"""The board registry: every source of pairwise outcomes the leaderboard rates.
+
+A mode declares its boards in its own ``<app>/boards.py`` and calls
+:func:`register_board`; :class:`leaderboard.apps.LeaderboardConfig` imports every
+installed app's ``boards`` module at start-up (``autodiscover_modules("boards")``), so
+the leaderboard never imports a mode.
+
+A board's functions return plain rows, never model instances:
+
+* ``outcomes()`` — required: ``(subject_a, subject_b, winner, count)`` rows from one
+  ``GROUP BY`` query over the counted outcomes (pair and result), ``winner`` one of
+  ``model_a``, ``model_b``, ``tie``, ``both_bad``.
+* ``ordered_outcomes(since=None)`` — optional: ``(subject_a, subject_b, winner, time)``
+  per outcome in the order they happened, only those after ``since`` (a datetime) when
+  given; time is a datetime or POSIX seconds. Replays the online Elo.
+* ``period_outcomes()`` — optional: ``(period_start, subject_a, subject_b, winner,
+  count)`` grouped by rating period; needed when the primary method is Glicko-2.
+* ``export_rows()`` — optional: dicts with at least ``model_a``, ``model_b``,
+  ``winner`` (plus ids and timestamps) in outcome order, for ``export_votes``.
+* ``counts()`` — optional, for the stats: ``battles`` (all of them) and either ``votes``
+  (all, counted or not) or ``votes_excluded`` (those that do not count; the run adds
+  the counted outcomes it already has).
+* ``subjects(keys)`` — optional: display data per subject; by default subjects are
+  :class:`arena.models.AIModel` slugs.
+* ``signal`` + ``outcome_from_signal(**kwargs)`` — optional: a Django signal sent when
+  an outcome is committed and a function turning its kwargs into ``(subject_a,
+  subject_b, winner, created_at)`` (or ``None`` when the outcome does not count). The
+  leaderboard connects to it to update the online Elo at once and to schedule a
+  debounced rating run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.dispatch import Signal
+
+logger = logging.getLogger(__name__)
+
+METHODS = ("bt", "elo", "glicko2")
+WINNERS = ("model_a", "model_b", "tie", "both_bad")
+
+OutcomeRow = tuple[str, str, str, int]
+OrderedRow = tuple[str, str, str, datetime | float]
+PeriodRow = tuple[datetime, str, str, str, int]
+
+UNKNOWN_BOARD = "Unknown board {name!r}: use one of {names}."
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a board row shows about the thing being rated."""
+
+    key: str
+    name: str
+    organization: str = ""
+    license: str = ""
+    deprecated: bool = False
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str
+    title: str
+    outcomes: Callable[[], Iterable[OutcomeRow]]
+    description: str = ""
+    primary_method: str = "bt"
+    ordered_outcomes: Callable[..., Iterable[OrderedRow]] | None = None
+    period_outcomes: Callable[[], Iterable[PeriodRow]] | None = None
+    export_rows: Callable[[], Iterable[Mapping[str, Any]]] | None = None
+    counts: Callable[[], Mapping[str, int]] | None = None
+    subjects: Callable[[list[str]], Mapping[str, Subject]] | None = None
+    signal: Signal | None = None
+    outcome_from_signal: Callable[..., OrderedRow | None] | None = None
+    order: int = 100  # tab order on the page, lowest first
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.name.replace("-", "").replace("_", "").isalnum():
+            raise ValueError(f"board name {self.name!r}: use letters, digits, - and _")
+        if self.primary_method not in METHODS:
+            raise ValueError(f"board {self.name}: primary_method must be one of {METHODS}")
+        if self.primary_method == "glicko2" and self.period_outcomes is None:
+            raise ValueError(f"board {self.name}: Glicko-2 needs period_outcomes")
+        if self.primary_method == "elo" and self.ordered_outcomes is None:
+            raise ValueError(f"board {self.name}: Elo as primary needs ordered_outcomes")
+        if (self.signal is None) != (self.outcome_from_signal is None):
+            raise ValueError(f"board {self.name}: give both signal and outcome_from_signal")
+
+
+class UnknownBoard(LookupError):
+    pass
+
+
+_registry: dict[str, Board] = {}
+
+
+def register_board(board: Board) -> Board:
+    """Add (or replace, on re-import) a board; return it."""
+    if board.name in _registry and _registry[board.name] is not board:
+        logger.debug("board %s registered again: replacing", board.name)
+    _registry[board.name] = board
+    return board
+
+
+def unregister_board(name: str) -> None:
+    _registry.pop(name, None)
+
+
+def board_names() -> list[str]:
+    return [b.name for b in boards()]
+
+
+def boards() -> list[Board]:
+    """Every registered board in tab order."""
+    return sorted(_registry.values(), key=lambda b: (b.order, b.name))
+
+
+def get_board(name: str) -> Board:
+    try:
+        return _registry[name]
+    except KeyError:
+        names = ", ".join(board_names()) or "(none registered)"
+        raise UnknownBoard(UNKNOWN_BOARD.format(name=name, names=names)) from None
+
+
+def default_subjects(keys: list[str]) -> dict[str, Subject]:
+    """Subjects that are AI models of the registry (``arena.AIModel``, by slug)."""
+    from arena.models import AIModel, ModelStatus
+
+    found = {
+        m.slug: Subject(
+            key=m.slug,
+            name=m.name,
+            organization=m.organization,
+            license=m.license,
+            deprecated=m.status == ModelStatus.DEPRECATED,
+        )
+        for m in AIModel.objects.filter(slug__in=keys).only(
+            "slug", "name", "organization", "license", "status"
+        )
+    }
+    return {key: found.get(key) or Subject(key=key, name=key) for key in keys}
+
+
+def board_subjects(board: Board, keys: list[str]) -> dict[str, Subject]:
+    lookup = board.subjects or default_subjects
+    got = dict(lookup(keys))
+    return {key: got.get(key) or Subject(key=key, name=key) for key in keys}

@@ -1,0 +1,125 @@
+"""Rate an external file of votes, like FastChat's offline analysis (no database needed).
+
+The file is a CSV (or gzipped CSV) with the columns model_a, model_b, winner — the format
+of shared/data and of ``export_votes``. ``--format json`` prints a list of
+``{"model", "rating", "ci_lower", "ci_upper", "votes", "rank_ub"}``, best first.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard import compute
+from leaderboard.ratings import (
+    BOTH_BAD,
+    TIE,
+    VotesFileError,
+    group_outcomes,
+    rank_upper_bound,
+    read_votes,
+)
+
+
+class Command(BaseCommand):
+    help = "Rate a votes file (model_a, model_b, winner; .csv or .csv.gz) and print the board."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--input", required=True, metavar="FILE")
+        parser.add_argument("--method", choices=["bt", "elo", "glicko2"], default="bt",
+                            help="bt: Bradley–Terry (default). elo: K=32 Elo, both-bad counted "
+                                 "as a tie, median of the bootstrap. glicko2: rating periods "
+                                 "of --period votes, ±1.96 RD.")
+        parser.add_argument("--ci", choices=["bootstrap", "sandwich"], default="bootstrap",
+                            help="Interval method (bt: both; elo: bootstrap; glicko2 uses RD).")
+        parser.add_argument("--bootstrap", type=int, default=100, metavar="N",
+                            help="Bootstrap rounds (default 100).")
+        parser.add_argument("--format", choices=["table", "json", "csv"], default="table")
+        parser.add_argument("--seed", type=int, default=0, help="Bootstrap seed (default 0).")
+        parser.add_argument("--period", type=int, default=1000, metavar="N",
+                            help="Glicko-2: votes per rating period, in file order.")
+        parser.add_argument("--strict", action="store_true",
+                            help="Treat a row whose two models are the same as an error "
+                                 "(by default such rows are skipped).")
+
+    def handle(self, *args, **opts):
+        path = Path(opts["input"])
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        if opts["bootstrap"] < 0 or opts["period"] < 1:
+            raise CommandError("--bootstrap must be >= 0 and --period >= 1")
+        try:
+            votes = read_votes(path, skip_self_matches=not opts["strict"])
+        except VotesFileError as exc:
+            raise CommandError(str(exc)) from None
+        if votes.a_idx.size == 0:
+            raise CommandError(f"{path.name}: no votes in the file")
+        fit = self._fit(votes, opts)
+        n = len(votes.models)
+        counts = np.bincount(votes.a_idx, minlength=n) + np.bincount(votes.b_idx, minlength=n)
+        rank = rank_upper_bound(fit.ci_lower, fit.ci_upper)
+        order = np.argsort(-fit.rating, kind="stable")
+        rows = [
+            {
+                "model": votes.models[i],
+                "rating": round(float(fit.rating[i]), 2),
+                "ci_lower": round(float(fit.ci_lower[i]), 2),
+                "ci_upper": round(float(fit.ci_upper[i]), 2),
+                "votes": int(counts[i]),
+                "rank_ub": int(rank[i]),
+            }
+            for i in order
+        ]
+        getattr(self, f"_print_{opts['format']}")(rows, fit, votes.a_idx.size)
+
+    def _fit(self, votes, opts) -> compute.Fit:
+        method, ci = opts["method"], opts["ci"]
+        if method == "bt":
+            a, b, code, count = group_outcomes(votes.a_idx, votes.b_idx, votes.outcome)
+            grouped = compute.Grouped(votes.models, a, b, code, count)
+            if ci == "bootstrap" and opts["bootstrap"] == 0:
+                ci = "sandwich"
+            return compute.fit_bt(grouped, ci_method=ci, rounds=opts["bootstrap"],
+                                  seed=opts["seed"])
+        if method == "elo":
+            if ci == "sandwich":
+                raise CommandError("--ci sandwich applies to --method bt only; "
+                                   "Elo intervals come from the bootstrap")
+            # Offline Elo as FastChat computes it: a both-bad vote is a tie (0.5 each). The
+            # arena's online Elo keeps seed 000's 0.25 each, which drains ratings over
+            # many votes and is no basis for an offline analysis.
+            outcome = np.where(votes.outcome == BOTH_BAD, TIE, votes.outcome)
+            return compute.fit_elo(votes.models, votes.a_idx, votes.b_idx, outcome,
+                                   ci_method="bootstrap", rounds=opts["bootstrap"],
+                                   seed=opts["seed"])
+        size = opts["period"]
+        periods = []
+        for start in range(0, votes.a_idx.size, size):
+            chunk = slice(start, start + size)
+            periods.append(group_outcomes(votes.a_idx[chunk], votes.b_idx[chunk],
+                                          votes.outcome[chunk]))
+        return compute.fit_glicko2(len(votes.models), periods)
+
+    def _print_json(self, rows, fit, n_votes):
+        self.stdout.write(json.dumps(rows, indent=2))
+
+    def _print_csv(self, rows, fit, n_votes):
+        writer = csv.DictWriter(self.stdout, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+    def _print_table(self, rows, fit, n_votes):
+        width = max(len("Model"), *(len(r["model"]) for r in rows))
+        label = {"bt": "Bradley–Terry", "elo": "Elo", "glicko2": "Glicko-2"}[fit.method]
+        ci = f"{fit.ci_method}" + (f", {fit.rounds} rounds" if fit.rounds else "")
+        self.stdout.write(f"{label} ratings ({ci}) from {n_votes} votes, {len(rows)} models")
+        self.stdout.write(f"{'Rank (UB)':>9}  {'Model':<{width}}  {'Rating':>8}  {'95% CI':>13}"
+                          f"  {'Votes':>7}")
+        for r in rows:
+            interval = f"+{r['ci_upper'] - r['rating']:.1f}/-{r['rating'] - r['ci_lower']:.1f}"
+            self.stdout.write(f"{r['rank_ub']:>9}  {r['model']:<{width}}  {r['rating']:>8.2f}  "
+                              f"{interval:>13}  {r['votes']:>7}")

@@ -1,0 +1,373 @@
+"""Reads of the leaderboard: the latest snapshot of a board, filtered and sorted.
+
+Everything here reads stored snapshots (and the online Elo table); nothing fits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+from django.conf import settings
+from django.db.models import Max
+
+from leaderboard import plots
+from leaderboard.boards import Board, boards, get_board
+from leaderboard.compute import expected_win_rate
+from leaderboard.models import BoardSnapshot, OnlineElo, RatingRun, SnapshotEntry
+
+ENTRY_FIELDS = (
+    "subject", "name", "organization", "license", "deprecated", "provisional", "rating",
+    "ci_lower", "ci_upper", "rank_ub", "rank_ub_active", "votes", "wins", "losses", "ties",
+    "both_bad", "win_rate",
+)
+
+SORTS = {
+    # public name -> (field, default order)
+    "rating": ("rating", "desc"),
+    "score": ("rating", "desc"),
+    "votes": ("votes", "desc"),
+    "win_rate": ("win_rate", "desc"),
+    "name": ("name", "asc"),
+    "elo": ("elo", "desc"),
+}
+ORDERS = ("asc", "desc")
+
+BAD_SORT = "Unknown sort {value!r}: use one of " + ", ".join(SORTS) + "."
+BAD_ORDER = "Unknown order {value!r}: use asc or desc."
+
+METHOD_LABELS = {"bt": "Bradley–Terry", "elo": "Elo", "glicko2": "Glicko-2"}
+CI_LABELS = {
+    "sandwich": "sandwich (robust) 95% intervals",
+    "bootstrap": "bootstrap 95% intervals",
+    "rd": "±1.96 RD",
+    "none": "no intervals",
+}
+
+
+@dataclass
+class Query:
+    """What a visitor asked for; :func:`leaderboard_query_clean` validates it."""
+
+    board: str
+    sort: str = "rating"
+    order: str = "desc"
+    organization: str = ""
+    license: str = ""
+    search: str = ""
+    include_deprecated: bool = False
+    include_provisional: bool = True
+
+
+@dataclass
+class Row:
+    """One entry as a page shows it; display strings are built here, not in templates."""
+
+    e: SnapshotEntry  # or a named tuple with its fields (ENTRY_FIELDS)
+    rank: int  # Rank (UB) in the view asked for (0 for provisional)
+    elo: float | None
+
+    @property
+    def plus(self) -> float:
+        return self.e.ci_upper - self.e.rating
+
+    @property
+    def minus(self) -> float:
+        return self.e.rating - self.e.ci_lower
+
+    @property
+    def rating_display(self) -> str:
+        return f"{self.e.rating:.0f}"
+
+    @property
+    def ci_display(self) -> str:
+        return f"+{self.plus:.0f}/\u2212{self.minus:.0f}"
+
+    @property
+    def elo_display(self) -> str:
+        return "\u2013" if self.elo is None else f"{self.elo:.0f}"
+
+    @property
+    def win_rate_display(self) -> str:
+        return f"{self.e.win_rate:.1%}"
+
+
+@dataclass
+class BoardPage:
+    """The latest snapshot of a board, filtered, sorted and split for a page or the API."""
+
+    board: Board
+    snapshot: BoardSnapshot | None
+    query: Query
+    rows: list[Row] = field(default_factory=list)
+    provisional: list[Row] = field(default_factory=list)
+    organizations: list[str] = field(default_factory=list)
+    licenses: list[str] = field(default_factory=list)
+    entries: dict[str, SnapshotEntry] = field(default_factory=dict)  # all, by subject
+
+    @property
+    def method_label(self) -> str:
+        if not self.snapshot:
+            return ""
+        return METHOD_LABELS.get(self.snapshot.method, self.snapshot.method)
+
+    @property
+    def ci_label(self) -> str:
+        if not self.snapshot:
+            return ""
+        label = CI_LABELS.get(self.snapshot.ci_method, self.snapshot.ci_method)
+        if self.snapshot.ci_method == "bootstrap":
+            label += f" ({self.snapshot.bootstrap_rounds} rounds)"
+        return label
+
+
+class QueryError(ValueError):
+    pass
+
+
+def leaderboard_query_clean(
+    *,
+    board: str | None,
+    sort: str | None = None,
+    order: str | None = None,
+    organization: str | None = None,
+    license: str | None = None,
+    search: str | None = None,
+    include_deprecated: bool = False,
+    include_provisional: bool = True,
+) -> Query:
+    """Validate a request's parameters (raises QueryError / UnknownBoard)."""
+    names = [b.name for b in boards()]
+    name = board or (names[0] if names else "")
+    get_board(name)
+    sort = sort or "rating"
+    if sort not in SORTS:
+        raise QueryError(BAD_SORT.format(value=sort))
+    order = order or SORTS[sort][1]
+    if order not in ORDERS:
+        raise QueryError(BAD_ORDER.format(value=order))
+    return Query(
+        board=name,
+        sort=sort,
+        order=order,
+        organization=(organization or "").strip(),
+        license=(license or "").strip(),
+        search=(search or "").strip()[:100],
+        include_deprecated=include_deprecated,
+        include_provisional=include_provisional,
+    )
+
+
+def snapshot_latest(*, board: str) -> BoardSnapshot | None:
+    return (
+        BoardSnapshot.objects.filter(board=board)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+
+
+def online_elo_map(*, board: str) -> dict[str, float]:
+    return dict(OnlineElo.objects.filter(board=board).values_list("subject", "rating"))
+
+
+@lru_cache(maxsize=16)
+def _snapshot_entries(snapshot_id: int, created_at) -> tuple:
+    """A snapshot's entries, best first. Snapshots never change once written, so each
+    process reads them once (``created_at`` guards against a reused id). Named tuples,
+    not model instances: a fifth of the cost for a 200-model board."""
+    return tuple(
+        SnapshotEntry.objects.filter(snapshot_id=snapshot_id)
+        .order_by("-rating")
+        .values_list(*ENTRY_FIELDS, named=True)
+    )
+
+
+def leaderboard_view(*, query: Query) -> BoardPage:
+    """The latest snapshot of ``query.board`` filtered, sorted and split (rated/provisional)."""
+    board = get_board(query.board)
+    snapshot = snapshot_latest(board=query.board)
+    view = BoardPage(board=board, snapshot=snapshot, query=query)
+    if snapshot is None:
+        return view
+    entries = _snapshot_entries(snapshot.pk, snapshot.created_at)
+    view.entries = {e.subject: e for e in entries}
+    shown = [e for e in entries if query.include_deprecated or not e.deprecated]
+    view.organizations = sorted({e.organization for e in shown if e.organization})
+    view.licenses = sorted({e.license for e in shown if e.license})
+    elo = online_elo_map(board=query.board)
+    needle = query.search.casefold()
+
+    def keep(e: SnapshotEntry) -> bool:
+        if query.organization and e.organization != query.organization:
+            return False
+        if query.license and e.license != query.license:
+            return False
+        return not needle or needle in e.name.casefold() or needle in e.subject.casefold()
+
+    rank_field = "rank_ub" if query.include_deprecated else "rank_ub_active"
+    rows = [Row(e, getattr(e, rank_field), elo.get(e.subject)) for e in shown if keep(e)]
+    key_field = SORTS[query.sort][0]
+    reverse = query.order == "desc"
+
+    def key(row: Row):
+        value = row.elo if key_field == "elo" else getattr(row.e, key_field)
+        if isinstance(value, str):
+            value = value.casefold()
+        # ties: by rating, best first, whatever the direction
+        return (value if value is not None else float("-inf"),
+                row.e.rating if reverse else -row.e.rating)
+
+    rows.sort(key=key, reverse=reverse)
+    view.rows = [r for r in rows if not r.e.provisional]
+    if query.include_provisional:
+        view.provisional = sorted(
+            (r for r in rows if r.e.provisional), key=lambda r: (-r.e.votes, r.e.name)
+        )
+    return view
+
+
+def board_plots(*, page: BoardPage) -> dict[str, str]:
+    """The four SVG plots of a page, drawn from its snapshot (cheap: no fitting).
+
+    The interval chart and the average win rate follow the page's filters; the pairwise
+    plots show the top models of the board (deprecated ones only when shown). Drawing is
+    memoised on the plotted data itself, so the default view of a snapshot is drawn once
+    per process and any change in the data draws afresh.
+    """
+    snapshot = page.snapshot
+    if snapshot is None:
+        return {}
+    by_rating = sorted(page.rows, key=lambda r: -r.e.rating)
+    points = tuple(
+        plots.Interval(r.e.name, r.e.rating, r.e.ci_lower, r.e.ci_upper) for r in by_rating
+    )
+    out = dict(zip(("ci", "winrate"), _model_plots(points, page.method_label), strict=True))
+
+    every = page.entries
+    data = snapshot.plot_data or {}
+    subjects = data.get("subjects", [])
+    keep = [
+        i for i, s in enumerate(subjects)
+        if s in every and (page.query.include_deprecated or not every[s].deprecated)
+    ][: settings.ARENA_LEADERBOARD_PLOT_MODELS]
+    remap = {old: new for new, old in enumerate(keep)}
+    pairs = tuple(
+        (remap[i], remap[j], wi, wj, t, bb)
+        for i, j, wi, wj, t, bb in data.get("pairs", [])
+        if i in remap and j in remap
+    )
+    names = tuple(every[subjects[i]].name for i in keep)
+    out["winfraction"], out["battles"] = _pair_plots(names, pairs)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _model_plots(points: tuple[plots.Interval, ...], method_label: str) -> tuple[str, str]:
+    ci = plots.confidence_interval_chart(points, title=f"{method_label} ratings with 95% intervals")
+    ratings = np.array([p.rating for p in points])
+    expected = expected_win_rate(ratings, np.ones(ratings.size, dtype=bool))
+    order = np.argsort(-expected, kind="stable")
+    winrate = plots.bar_chart(
+        [points[i].name for i in order],
+        [float(expected[i]) for i in order],
+        title="Average win rate against all others (predicted, no ties)",
+    )
+    return ci, winrate
+
+
+@lru_cache(maxsize=64)
+def _pair_plots(names: tuple[str, ...], pairs: tuple) -> tuple[str, str]:
+    frac, count = plots.pair_matrices(len(names), pairs)
+    return (
+        plots.heatmap(names, frac, title="Fraction of wins in non-tied battles",
+                      kind="winfraction"),
+        plots.heatmap(names, count, title="Battle count per pair", kind="battles", fmt="count"),
+    )
+
+
+def leaderboard_stats() -> dict:
+    """Totals over the latest snapshot of every board, plus the last run."""
+    per_board = {}
+    battles = votes = 0
+    models: set[str] = set()
+    latest_ids = (
+        BoardSnapshot.objects.values("board")
+        .annotate(last=Max("id"))
+        .values_list("last", flat=True)
+    )
+    snapshots = {s.board: s for s in BoardSnapshot.objects.filter(id__in=list(latest_ids))}
+    subjects = SnapshotEntry.objects.filter(snapshot__in=snapshots.values()).values_list(
+        "snapshot__board", "subject"
+    )
+    by_board: dict[str, set[str]] = {}
+    for board_name, subject in subjects:
+        by_board.setdefault(board_name, set()).add(subject)
+    for board in boards():
+        snap = snapshots.get(board.name)
+        names = by_board.get(board.name, set())
+        models |= names
+        per_board[board.name] = {
+            "title": board.title,
+            "method": snap.method if snap else board.primary_method,
+            "outcomes": snap.outcomes if snap else 0,
+            "battles": snap.battles if snap else None,
+            "votes": snap.votes_total if snap else None,
+            "models": len(names),
+            "models_rated": snap.models_rated if snap else 0,
+            "last_updated": snap.created_at if snap else None,
+        }
+        if snap:
+            battles += snap.battles or 0
+            votes += snap.votes_total if snap.votes_total is not None else snap.outcomes
+    last_run = RatingRun.objects.order_by("-started_at", "-id").first()
+    updated = [s.created_at for s in snapshots.values()]
+    return {
+        "total_battles": battles,
+        "total_votes": votes,
+        "total_models": len(models),
+        "last_updated": max(updated) if updated else None,
+        "boards": per_board,
+        "last_run": run_summary(last_run) if last_run else None,
+    }
+
+
+def run_summary(run: RatingRun) -> dict:
+    return {
+        "id": run.pk,
+        "boards": run.boards,
+        "trigger": run.trigger,
+        "status": run.status,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "duration_ms": run.duration_ms,
+        "outcomes_processed": run.outcomes_processed,
+        "error": run.error,
+    }
+
+
+def worker_status(*, recent: int = 10) -> dict:
+    """Seed 001's worker status: the last run, recent runs, debounced runs waiting."""
+    from leaderboard.services import debounce_pending
+
+    runs = list(RatingRun.objects.order_by("-started_at", "-id")[:recent])
+    last = runs[0] if runs else None
+    last_ok = (
+        RatingRun.objects.filter(status="succeeded").order_by("-started_at", "-id").first()
+    )
+    pending = {}
+    for board in boards():
+        try:
+            when = debounce_pending(board_name=board.name)
+        except Exception:  # Redis down: the status page still answers
+            when = None
+        if when:
+            pending[board.name] = when
+    return {
+        "last_run": last.started_at if last else None,
+        "status": last.status if last else "never_run",
+        "votes_processed": last.outcomes_processed if last else 0,
+        "last_success": last_ok.finished_at if last_ok else None,
+        "pending_runs": pending,
+        "runs": [run_summary(r) for r in runs],
+    }

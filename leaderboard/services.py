@@ -1,0 +1,483 @@
+"""Writes of the leaderboard: rating runs and snapshots, the online Elo, debounced runs.
+
+A run reads each board's outcomes aggregated in SQL, fits them (Bradley–Terry with
+sandwich or bootstrap intervals, or Glicko-2 / Elo where a board asks for it), and writes
+one :class:`~leaderboard.models.BoardSnapshot` per board in one transaction. Nothing here
+runs on a page request.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from itertools import islice
+
+import numpy as np
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.utils import timezone
+
+from leaderboard import compute
+from leaderboard.boards import Board, board_names, board_subjects, get_board
+from leaderboard.models import (
+    BoardSnapshot,
+    EloBoardState,
+    OnlineElo,
+    RatingRun,
+    RunStatus,
+    SnapshotEntry,
+)
+from leaderboard.ratings import elo_ratings, elo_update, parse_outcome
+from leaderboard.ratings.elo import INITIAL_RATING
+from leaderboard.ratings.outcomes import ELO_SCORES
+
+logger = logging.getLogger(__name__)
+
+RUN_IN_PROGRESS = "A rating run of the {board} board is already in progress; try again shortly."
+NO_BOARDS = "No boards are registered, so there is nothing to rate."
+BAD_CI_METHOD = "Unknown interval method {value!r}: use sandwich or bootstrap."
+
+DEBOUNCE_KEY = "leaderboard:debounce:{board}"
+LOCK_KEY = "leaderboard:running:{board}"
+LOCK_TTL_SECONDS = 15 * 60
+
+Progress = Callable[[str], None]
+
+
+class RunInProgress(Exception):
+    def __init__(self, board: str) -> None:
+        self.board = board
+        self.message = RUN_IN_PROGRESS.format(board=board)
+        super().__init__(self.message)
+
+
+# --- locks and the debounce key (Redis, through the cache) -----------------------------
+
+
+@contextmanager
+def _board_locks(names: list[str], *, wait: float) -> Iterator[None]:
+    """Hold one Redis lock per board (sorted, so two runs never deadlock)."""
+    token = uuid.uuid4().hex
+    held: list[str] = []
+    try:
+        for name in sorted(names):
+            key = LOCK_KEY.format(board=name)
+            deadline = time.monotonic() + wait
+            while not cache.add(key, token, LOCK_TTL_SECONDS):
+                if time.monotonic() >= deadline:
+                    raise RunInProgress(name)
+                time.sleep(0.1)
+            held.append(key)
+        yield
+    finally:
+        for key in held:
+            if cache.get(key) == token:
+                cache.delete(key)
+
+
+def debounced_run_schedule(*, board_name: str) -> bool:
+    """Schedule one run of ``board_name`` within the debounce delay; True if this call did.
+
+    The first outcome after a run sets a Redis key (``SET NX`` with a TTL) and enqueues
+    the run with a countdown; later outcomes see the key and do nothing, so a burst of
+    votes yields one run. The run clears the key as it starts, so outcomes that arrive
+    while it works schedule the next one.
+    """
+    delay = settings.ARENA_LEADERBOARD_DEBOUNCE_SECONDS
+    key = DEBOUNCE_KEY.format(board=board_name)
+    if not cache.add(key, timezone.now().isoformat(), delay + 600):
+        return False
+    from leaderboard.tasks import ratings_run_board
+
+    try:
+        ratings_run_board.apply_async(args=[board_name], countdown=delay)
+    except Exception:
+        cache.delete(key)  # let the next vote try again
+        raise
+    return True
+
+
+def debounce_clear(*, board_name: str) -> None:
+    cache.delete(DEBOUNCE_KEY.format(board=board_name))
+
+
+def debounce_pending(*, board_name: str) -> str | None:
+    """When a debounced run of the board was scheduled (ISO time), if one is waiting."""
+    return cache.get(DEBOUNCE_KEY.format(board=board_name))
+
+
+# --- the online Elo --------------------------------------------------------------------
+
+
+def online_elo_apply(
+    *,
+    board_name: str,
+    subject_a: str,
+    subject_b: str,
+    winner: str,
+    created_at: datetime | None = None,
+) -> tuple[float, float] | None:
+    """Apply one outcome to the online Elo (K = 32; both bad scores 0.25 each).
+
+    Returns the new ``(rating_a, rating_b)``, or None when a replay already covered the
+    outcome. Updates of one board are serialised by a row lock on its state row.
+    """
+    score_a, score_b = ELO_SCORES[parse_outcome(winner)]
+    with transaction.atomic():
+        state = _elo_state_locked(board_name)
+        if state.watermark and created_at and created_at <= state.watermark:
+            return None
+        rows = {
+            r.subject: r
+            for r in OnlineElo.objects.select_for_update().filter(
+                board=board_name, subject__in=[subject_a, subject_b]
+            )
+        }
+        for subject in (subject_a, subject_b):
+            if subject not in rows:
+                rows[subject] = OnlineElo.objects.create(
+                    board=board_name, subject=subject, rating=INITIAL_RATING
+                )
+        row_a, row_b = rows[subject_a], rows[subject_b]
+        row_a.rating, row_b.rating = elo_update(row_a.rating, row_b.rating, score_a, score_b)
+        for row in (row_a, row_b):
+            row.votes += 1
+            row.save(update_fields=["rating", "votes", "updated_at"])
+        state.outcomes_applied += 1
+        state.save(update_fields=["outcomes_applied"])
+    return row_a.rating, row_b.rating
+
+
+def _elo_state_locked(board_name: str) -> EloBoardState:
+    state, _ = EloBoardState.objects.select_for_update().get_or_create(board=board_name)
+    return state
+
+
+@dataclass
+class _Ordered:
+    """Outcomes in order as index arrays, and the time of the last one."""
+
+    subjects: dict[str, int]
+    a: np.ndarray
+    b: np.ndarray
+    code: np.ndarray
+    last: datetime | None
+
+
+def _read_ordered(rows, subjects: dict[str, int]) -> _Ordered:
+    """Read ``(a, b, winner, time)`` rows in chunks into arrays (``subjects`` grows)."""
+    codes: dict[str, int] = {}
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    last = None
+    rows = iter(rows)
+    while chunk := list(islice(rows, 50_000)):
+        col_a, col_b, col_w, col_t = zip(*chunk, strict=True)
+        for name in set(col_a) | set(col_b):
+            subjects.setdefault(name, len(subjects))
+        for winner in set(col_w) - codes.keys():
+            codes[winner] = parse_outcome(str(winner))
+        n = len(chunk)
+        parts.append((
+            np.fromiter(map(subjects.__getitem__, col_a), np.int64, n),
+            np.fromiter(map(subjects.__getitem__, col_b), np.int64, n),
+            np.fromiter(map(codes.__getitem__, col_w), np.int64, n),
+        ))
+        last = col_t[-1]
+    if last is not None and not isinstance(last, datetime):
+        last = datetime.fromtimestamp(float(last), tz=UTC)
+    if parts:
+        a, b, code = (np.concatenate(column) for column in zip(*parts, strict=True))
+    else:
+        a = b = code = np.zeros(0, dtype=np.int64)
+    return _Ordered(subjects, a, b, code, last)
+
+
+def online_elo_replay(*, board_name: str) -> int:
+    """Rebuild a board's online Elo by replaying its counted outcomes in order.
+
+    The long part (reading and replaying every outcome) runs without holding the board's
+    Elo lock, so votes are not kept waiting; under the lock only the outcomes that came
+    after the read are replayed on top, and the table is replaced.
+    """
+    board = get_board(board_name)
+    if board.ordered_outcomes is None:
+        return 0
+    base = _read_ordered(board.ordered_outcomes(), {})
+    ratings = elo_ratings(base.a, base.b, base.code, len(base.subjects))
+    with transaction.atomic():
+        state = _elo_state_locked(board_name)
+        subjects = dict(base.subjects)
+        if base.last is None:
+            none = np.zeros(0, dtype=np.int64)
+            tail = _Ordered(subjects, none, none, none, None)
+        else:  # outcomes committed while the base was read
+            tail = _read_ordered(board.ordered_outcomes(since=base.last), subjects)
+        n = len(subjects)
+        start = np.full(n, INITIAL_RATING)
+        start[: ratings.size] = ratings
+        ratings = elo_ratings(tail.a, tail.b, tail.code, n, initial=start)
+        a_idx = np.concatenate([base.a, tail.a])
+        b_idx = np.concatenate([base.b, tail.b])
+        votes = np.bincount(a_idx, minlength=n) + np.bincount(b_idx, minlength=n)
+        OnlineElo.objects.filter(board=board_name).delete()
+        OnlineElo.objects.bulk_create(
+            [
+                OnlineElo(
+                    board=board_name, subject=s, rating=float(ratings[i]), votes=int(votes[i])
+                )
+                for s, i in subjects.items()
+            ],
+            batch_size=1000,
+        )
+        state.watermark = tail.last or base.last
+        state.outcomes_applied = int(a_idx.size)
+        state.replayed_at = timezone.now()
+        state.save()
+    logger.info("online Elo of %s replayed from %d outcomes", board_name, a_idx.size)
+    return int(a_idx.size)
+
+
+def outcome_recorded(*, board_name: str, outcome: tuple) -> None:
+    """A counted outcome was committed: update the online Elo, schedule a debounced run."""
+    subject_a, subject_b, winner, created_at = outcome
+    online_elo_apply(
+        board_name=board_name,
+        subject_a=subject_a,
+        subject_b=subject_b,
+        winner=winner,
+        created_at=created_at,
+    )
+    debounced_run_schedule(board_name=board_name)
+
+
+# --- rating runs -----------------------------------------------------------------------
+
+
+@dataclass
+class _Computed:
+    grouped: compute.Grouped
+    fit: compute.Fit
+    tally: compute.Tally
+    fit_ms: int
+
+
+def _fit(board: Board, grouped: compute.Grouped, *, ci_method: str, rounds: int) -> compute.Fit:
+    if board.primary_method == "glicko2":
+        return compute.fit_glicko2(
+            grouped.n, compute.period_groups(board.period_outcomes(), grouped.subjects)
+        )
+    if board.primary_method == "elo":
+        rows = list(board.ordered_outcomes())
+        index = {s: i for i, s in enumerate(grouped.subjects)}
+        rows = [r for r in rows if r[0] in index and r[1] in index]
+        a = np.array([index[r[0]] for r in rows], dtype=np.int64)
+        b = np.array([index[r[1]] for r in rows], dtype=np.int64)
+        code = np.array([parse_outcome(str(r[2])) for r in rows], dtype=np.int64)
+        return compute.fit_elo(grouped.subjects, a, b, code, ci_method=None)
+    return compute.fit_bt(grouped, ci_method=ci_method, rounds=rounds)
+
+
+def _plot_data(
+    grouped: compute.Grouped, fit: compute.Fit, rated: np.ndarray, active: np.ndarray
+) -> dict:
+    """Pair statistics among the models the plots show: top N rated ∪ top N rated active."""
+    limit = settings.ARENA_LEADERBOARD_PLOT_MODELS
+    order = np.argsort(-fit.rating, kind="stable")
+    top = [i for i in order if rated[i]][:limit]
+    top_active = [i for i in order if rated[i] and active[i]][:limit]
+    chosen = sorted(set(top) | set(top_active), key=lambda i: -fit.rating[i])
+    if not chosen:
+        return {"subjects": [], "pairs": []}
+    pos = {int(i): k for k, i in enumerate(chosen)}
+    pairs = compute.pair_table(grouped)
+    rows = []
+    for lo, hi, w_lo, w_hi, ties, bb in zip(
+        pairs.lo.tolist(), pairs.hi.tolist(), pairs.wins_lo.tolist(), pairs.wins_hi.tolist(),
+        pairs.ties.tolist(), pairs.both_bad.tolist(), strict=True,
+    ):
+        if lo in pos and hi in pos:
+            rows.append([pos[lo], pos[hi], w_lo, w_hi, ties, bb])
+    return {"subjects": [grouped.subjects[i] for i in chosen], "pairs": rows}
+
+
+def board_recompute(
+    *,
+    board_name: str,
+    run: RatingRun | None = None,
+    ci_method: str | None = None,
+    bootstrap_rounds: int | None = None,
+    progress: Progress | None = None,
+) -> BoardSnapshot:
+    """Aggregate, fit and snapshot one board. The caller holds the board's lock."""
+    step = progress or (lambda _label: None)
+    board = get_board(board_name)
+    if bootstrap_rounds is not None and bootstrap_rounds > 0:
+        ci_method = ci_method or "bootstrap"
+    ci_method = ci_method or settings.ARENA_LEADERBOARD_CI
+    if ci_method not in compute.CI_METHODS:
+        raise ValueError(BAD_CI_METHOD.format(value=ci_method))
+    rounds = bootstrap_rounds or settings.ARENA_LEADERBOARD_BOOTSTRAP_ROUNDS
+    min_votes = settings.ARENA_LEADERBOARD_MIN_VOTES
+
+    applied_before = _elo_applied(board_name)
+    with _aggregation_session():
+        grouped = compute.group_rows(board.outcomes())
+    applied_after = _elo_applied(board_name)
+    step("aggregate")
+    if board.ordered_outcomes is not None and not (
+        applied_before <= grouped.total <= applied_after
+    ):
+        online_elo_replay(board_name=board_name)
+    step("online elo")
+
+    started = time.perf_counter()
+    fit = _fit(board, grouped, ci_method=ci_method, rounds=rounds)
+    fit_ms = int((time.perf_counter() - started) * 1000)
+    step("fit")
+
+    tally = compute.tally(grouped)
+    subjects = board_subjects(board, grouped.subjects)
+    deprecated = np.array([subjects[s].deprecated for s in grouped.subjects], dtype=bool)
+    rated = tally.votes >= min_votes
+    active = rated & ~deprecated
+    rank_ub = compute.ranks(fit.ci_lower, fit.ci_upper, rated)
+    rank_ub_active = compute.ranks(fit.ci_lower, fit.ci_upper, active)
+    win_rate = tally.win_rate
+    plot_data = _plot_data(grouped, fit, rated, active)
+    counts = dict(board.counts()) if board.counts else {}
+    if "votes" not in counts and "votes_excluded" in counts:
+        counts["votes"] = grouped.total + counts["votes_excluded"]
+    step("tally")
+
+    with transaction.atomic():
+        snapshot = BoardSnapshot.objects.create(
+            board=board_name,
+            run=run,
+            method=fit.method,
+            ci_method=fit.ci_method,
+            bootstrap_rounds=fit.rounds,
+            min_votes=min_votes,
+            outcomes=grouped.total,
+            models_total=grouped.n,
+            models_rated=int(rated.sum()),
+            battles=counts.get("battles"),
+            votes_total=counts.get("votes"),
+            fit_ms=fit_ms,
+            plot_data=plot_data,
+        )
+        SnapshotEntry.objects.bulk_create(
+            [
+                SnapshotEntry(
+                    snapshot=snapshot,
+                    subject=key,
+                    name=subjects[key].name,
+                    organization=subjects[key].organization,
+                    license=subjects[key].license,
+                    deprecated=bool(deprecated[i]),
+                    provisional=not bool(rated[i]),
+                    rating=float(fit.rating[i]),
+                    ci_lower=float(fit.ci_lower[i]),
+                    ci_upper=float(fit.ci_upper[i]),
+                    rank_ub=int(rank_ub[i]),
+                    rank_ub_active=int(rank_ub_active[i]),
+                    votes=int(tally.votes[i]),
+                    wins=int(tally.wins[i]),
+                    losses=int(tally.losses[i]),
+                    ties=int(tally.ties[i]),
+                    both_bad=int(tally.both_bad[i]),
+                    win_rate=float(win_rate[i]),
+                )
+                for i, key in enumerate(grouped.subjects)
+            ],
+            batch_size=500,
+        )
+        _prune_snapshots(board_name)
+    step("write")
+    return snapshot
+
+
+@contextmanager
+def _aggregation_session() -> Iterator[None]:
+    """On PostgreSQL, give the big GROUP BY room to hash in memory, without JIT (which
+    costs more than it saves on it); settings last for this transaction only."""
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL work_mem = '64MB'")
+                cursor.execute("SET LOCAL jit = off")
+        yield
+
+
+def _elo_applied(board_name: str) -> int:
+    return (
+        EloBoardState.objects.filter(board=board_name)
+        .values_list("outcomes_applied", flat=True)
+        .first()
+        or 0
+    )
+
+
+def _prune_snapshots(board_name: str) -> None:
+    keep = settings.ARENA_LEADERBOARD_KEEP_SNAPSHOTS
+    old = list(
+        BoardSnapshot.objects.filter(board=board_name)
+        .order_by("-created_at", "-id")
+        .values_list("pk", flat=True)[keep:]
+    )
+    if old:
+        BoardSnapshot.objects.filter(pk__in=old).delete()
+
+
+def ratings_run(
+    *,
+    trigger: str,
+    boards: list[str] | None = None,
+    ci_method: str | None = None,
+    bootstrap_rounds: int | None = None,
+    lock_wait: float = 30.0,
+    progress: Progress | None = None,
+) -> RatingRun:
+    """Rate ``boards`` (default: all) and record the run; a failure is recorded, not raised.
+
+    Raises :class:`RunInProgress` (before recording anything) when another run holds a
+    board's lock for longer than ``lock_wait`` seconds, and
+    :class:`~leaderboard.boards.UnknownBoard` for a board that is not registered.
+    """
+    names = list(boards) if boards else board_names()
+    for name in names:
+        get_board(name)  # fail early on an unknown name
+    with _board_locks(names, wait=lock_wait):
+        run = RatingRun.objects.create(boards=names, trigger=trigger)
+        started = time.perf_counter()
+        try:
+            if not names:
+                raise ValueError(NO_BOARDS)
+            for name in names:
+                snapshot = board_recompute(
+                    board_name=name,
+                    run=run,
+                    ci_method=ci_method,
+                    bootstrap_rounds=bootstrap_rounds,
+                    progress=progress,
+                )
+                run.outcomes_processed += snapshot.outcomes
+            run.status = RunStatus.SUCCEEDED
+        except Exception as exc:
+            logger.exception("rating run %s failed", run.pk)
+            run.status = RunStatus.FAILED
+            run.error = f"{type(exc).__name__}: {exc}"[:2000]
+        run.finished_at = timezone.now()
+        run.duration_ms = int((time.perf_counter() - started) * 1000)
+        run.save(update_fields=["status", "error", "finished_at", "duration_ms",
+                                "outcomes_processed"])
+    logger.info(
+        "rating run %s %s: %s outcomes in %s ms", run.pk, run.status, run.outcomes_processed,
+        run.duration_ms,
+    )
+    return run

@@ -1,0 +1,40 @@
+import pytest
+from django.core.cache import cache
+
+from leaderboard import boards as registry
+from leaderboard.boards import board_names
+from leaderboard.services import DEBOUNCE_KEY, LOCK_KEY
+
+
+def _clear_keys() -> None:
+    for name in board_names():
+        cache.delete_many([DEBOUNCE_KEY.format(board=name), LOCK_KEY.format(board=name)])
+
+
+@pytest.fixture(autouse=True)
+def _only_the_text_board(monkeypatch):
+    """These tests rate the text board; other modes' boards (and their half-made tables
+    while they are being built) stay out of them. Boards a test registers vanish after it."""
+    monkeypatch.setattr(registry, "_registry", {"text": registry.get_board("text")})
+
+
+@pytest.fixture(autouse=True)
+def _leaderboard_redis_keys(_only_the_text_board):
+    """Debounce and lock keys live in the real Redis: start and end every test clean."""
+    _clear_keys()
+    yield
+    _clear_keys()
+
+
+@pytest.fixture
+def scheduled(monkeypatch):
+    """Record debounced runs instead of sending them to the broker: [(args, countdown)]."""
+    from leaderboard.tasks import ratings_run_board
+
+    calls = []
+    monkeypatch.setattr(
+        ratings_run_board,
+        "apply_async",
+        lambda args=None, countdown=None, **kw: calls.append((tuple(args or ()), countdown)),
+    )
+    return calls

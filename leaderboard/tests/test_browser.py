@@ -1,0 +1,111 @@
+"""The leaderboard page in a real Chromium: table, htmx filters and sorting, the SVG plots."""
+
+import re
+
+import pytest
+
+from arena.models import AIModel
+from leaderboard import services
+from leaderboard.models import RunTrigger
+
+from .factories import make_votes
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture
+def rated_board(transactional_db):
+    make_votes([
+        ("alpha", "beta", "model_a", 12), ("beta", "alpha", "tie", 3),
+        ("alpha", "gamma", "model_a", 10), ("gamma", "delta", "model_b", 8),
+        ("delta", "beta", "both_bad", 4), ("beta", "gamma", "model_a", 9),
+        ("delta", "alpha", "model_b", 6), ("epsilon", "alpha", "model_b", 2),
+    ])
+    AIModel.objects.filter(slug__in=["alpha", "beta"]).update(organization="Acme")
+    AIModel.objects.filter(slug__in=["gamma", "delta"]).update(organization="Zeta")
+    run = services.ratings_run(trigger=RunTrigger.COMMAND)
+    assert run.status == "succeeded"
+
+
+@pytest.mark.browser
+def test_the_leaderboard_page_its_filters_and_plots_in_chromium(rated_board, live_server):
+    playwright = pytest.importorskip("playwright.sync_api")
+    errors: list[str] = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(color_scheme="light")
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error"
+                    and not m.location.get("url", "").endswith("/favicon.ico") else None)
+            page.goto(f"{live_server.url}/leaderboard/")
+
+            rows = page.locator('[data-testid="leaderboard-table"] tbody tr[data-model]')
+            assert rows.count() == 4  # epsilon (2 votes) is provisional
+            assert page.locator('[data-testid="provisional"] tr[data-model="epsilon"]').count() == 1
+            assert rows.first.get_attribute("data-model") == "alpha"
+            assert re.search(r"\+\d+/\u2212\d+", rows.first.inner_text())
+            assert "votes counted" in page.get_by_test_id("meta").inner_text()
+
+            # The four plots are drawn, sized, with one dot per rated model
+            for kind in ("ci", "winrate", "winfraction", "battles"):
+                svg = page.locator(f'svg[data-plot="{kind}"]')
+                assert svg.count() == 1
+                box = svg.bounding_box()
+                assert box and box["width"] > 100 and box["height"] > 50
+            dots = page.locator('svg[data-plot="ci"] circle.mark')
+            assert dots.count() == 4
+            assert page.locator('svg[data-plot="winrate"] rect.mark').count() == 4
+            assert page.locator('svg[data-plot="winfraction"] rect.cell').count() == 16
+            light_text = _fill(page, 'svg[data-plot="ci"] text.lb-label')
+            dot_fill = _fill(page, 'svg[data-plot="ci"] circle.mark')
+            assert dot_fill not in ("none", "rgba(0, 0, 0, 0)", "rgb(0, 0, 0)")
+
+            # Dark mode: the plot text follows the theme (light text on a dark page)
+            page.emulate_media(color_scheme="dark")
+            dark_text = _fill(page, 'svg[data-plot="ci"] text.lb-label')
+            assert dark_text != light_text
+            assert _brightness(dark_text) > _brightness(light_text)
+            page.emulate_media(color_scheme="light")
+
+            # Search through htmx: the results fragment is swapped and the URL pushed
+            page.get_by_test_id("search").fill("gam")
+            page.wait_for_function(
+                "document.querySelectorAll('[data-testid=leaderboard-table] tbody tr[data-model]')"
+                ".length === 1")
+            assert rows.first.get_attribute("data-model") == "gamma"
+            page.wait_for_url(re.compile(r"q=gam"))
+            assert page.locator('svg[data-plot="ci"] circle.mark').count() == 1
+
+            # Organisation filter, then sort by votes ascending with the header link
+            page.get_by_test_id("search").fill("")
+            page.get_by_test_id("organization").select_option("Acme")
+            page.wait_for_function(
+                "[...document.querySelectorAll('[data-testid=leaderboard-table] tbody tr')]"
+                ".map(r => r.dataset.model).join() === 'alpha,beta'")
+            page.get_by_test_id("sort-votes").click()
+            page.wait_for_function(
+                "document.querySelector('[data-testid=sort-votes]').closest('th')"
+                ".getAttribute('aria-sort') === 'descending'")
+            page.get_by_test_id("sort-votes").click()
+            page.wait_for_function(
+                "document.querySelector('[data-testid=sort-votes]').closest('th')"
+                ".getAttribute('aria-sort') === 'ascending'")
+            votes = [int(t) for t in page.locator(
+                '[data-testid="leaderboard-table"] tbody tr td:nth-child(6)').all_inner_texts()]
+            assert votes == sorted(votes)
+            assert "organization=Acme" in page.url
+        finally:
+            browser.close()
+    assert errors == []
+
+
+def _fill(page, selector: str) -> str:
+    return page.locator(selector).first.evaluate("el => getComputedStyle(el).fill")
+
+
+def _brightness(rgb: str) -> float:
+    r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
+    return 0.299 * r + 0.587 * g + 0.114 * b

@@ -1,0 +1,109 @@
+"""/leaderboard/: the page, its htmx fragments, filters, sorting, search and the toggle."""
+
+import re
+
+import pytest
+from django.test import Client
+
+from arena.models import AIModel, ModelStatus
+from leaderboard import services
+from leaderboard.models import RunTrigger
+
+from .factories import make_votes
+
+pytestmark = pytest.mark.django_db
+
+DATA = [
+    ("alpha", "beta", "model_a", 20),
+    ("alpha", "gamma", "model_a", 20),
+    ("beta", "gamma", "model_a", 14),
+    ("gamma", "beta", "model_a", 6),
+    ("beta", "alpha", "both_bad", 3),
+    ("delta", "gamma", "tie", 2),
+]
+
+
+@pytest.fixture
+def board():
+    make_votes(DATA)
+    AIModel.objects.filter(slug="alpha").update(organization="Acme", license="MIT")
+    AIModel.objects.filter(slug="beta").update(organization="Acme", license="Apache-2.0")
+    AIModel.objects.filter(slug="gamma").update(organization="Zeta", license="MIT")
+    services.ratings_run(trigger=RunTrigger.COMMAND)
+
+
+def table_models(html: str) -> list[str]:
+    table = html.split('data-testid="leaderboard-table"', 1)[1].split("</table>", 1)[0]
+    return re.findall(r'<tr data-model="([^"]+)"', table)
+
+
+def test_the_page_shows_ranks_scores_intervals_and_the_last_run(board):
+    response = Client().get("/leaderboard/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert table_models(html) == ["alpha", "beta", "gamma"]
+    assert re.search(r"\+\d+/\u2212\d+", html)  # the interval as +x/−y
+    assert 'data-testid="last-run"' in html and ">65</strong> votes counted" in html
+    assert 'data-testid="tab-text"' in html
+    provisional = html.split('data-testid="provisional"', 1)[1]
+    assert 'data-model="delta"' in provisional
+    for kind in ("ci", "winrate", "winfraction", "battles"):
+        assert f'data-plot="{kind}"' in html
+
+
+def test_filters_sort_and_search_on_the_page(board):
+    client = Client()
+    html = client.get("/leaderboard/", {"organization": "Acme"}).content.decode()
+    assert table_models(html) == ["alpha", "beta"]
+    html = client.get("/leaderboard/", {"license": "MIT"}).content.decode()
+    assert table_models(html) == ["alpha", "gamma"]
+    html = client.get("/leaderboard/", {"q": "bet"}).content.decode()
+    assert table_models(html) == ["beta"]
+    html = client.get("/leaderboard/", {"sort": "rating", "order": "asc"}).content.decode()
+    assert table_models(html) == ["gamma", "beta", "alpha"]
+    # votes: alpha 43, beta 43, gamma 42; equal counts fall back to the better score
+    html = client.get("/leaderboard/", {"sort": "votes"}).content.decode()
+    assert table_models(html) == ["alpha", "beta", "gamma"]
+    html = client.get("/leaderboard/", {"sort": "votes", "order": "asc"}).content.decode()
+    assert table_models(html) == ["gamma", "alpha", "beta"]
+    html = client.get("/leaderboard/", {"sort": "win_rate", "order": "asc"}).content.decode()
+    assert table_models(html) == ["gamma", "beta", "alpha"]
+
+
+def test_htmx_requests_get_only_the_fragment_they_target(board):
+    client = Client()
+    results = client.get(
+        "/leaderboard/", {"q": "gam"}, headers={"HX-Request": "true", "HX-Target": "lb-results"}
+    ).content.decode()
+    assert results.lstrip().startswith('<div id="lb-results"')
+    assert "<html" not in results and table_models(results) == ["gamma"]
+    board_html = client.get(
+        "/leaderboard/", {"board": "text"}, headers={"HX-Request": "true", "HX-Target": "lb-board"}
+    ).content.decode()
+    assert board_html.lstrip().startswith('<section id="lb-board"') and "<html" not in board_html
+
+
+def test_the_deprecated_toggle(board):
+    AIModel.objects.filter(slug="alpha").update(status=ModelStatus.DEPRECATED)
+    services.ratings_run(trigger=RunTrigger.COMMAND)
+    client = Client()
+    assert table_models(client.get("/leaderboard/").content.decode()) == ["beta", "gamma"]
+    html = client.get("/leaderboard/", {"deprecated": "1"}).content.decode()
+    assert table_models(html) == ["alpha", "beta", "gamma"] and "deprecated</span>" in html
+
+
+def test_sort_links_keep_the_filters_and_flip_the_order(board):
+    html = Client().get("/leaderboard/", {"organization": "Acme"}).content.decode()
+    link = re.search(r'href="([^"]+)"[^>]*data-testid="sort-rating"', html).group(1)
+    assert "organization=Acme" in link and "order=asc" in link
+
+
+def test_an_empty_board_explains_itself():
+    html = Client().get("/leaderboard/").content.decode()
+    assert 'data-testid="no-snapshot"' in html
+
+
+def test_bad_parameters(board):
+    assert Client().get("/leaderboard/", {"board": "nope"}).status_code == 404
+    response = Client().get("/leaderboard/", {"sort": "nope"})
+    assert response.status_code == 400 and "nope" in response.content.decode()

@@ -1,0 +1,97 @@
+"""The leaderboard page and its htmx fragments. Thin: parse, call selectors, render.
+
+One view serves the whole page, the board fragment (a tab switch, ``HX-Target:
+lb-board``) and the results fragment (filters and sorting, ``HX-Target: lb-results``).
+Every link has a real ``href``, so the page works without JavaScript.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from leaderboard import selectors
+from leaderboard.boards import UnknownBoard, boards
+
+TEMPLATE = "leaderboard/leaderboard.html"
+
+# sort key -> column label, for the sortable headers
+SORTABLE = {"rating": "Score", "elo": "Elo", "votes": "Votes", "win_rate": "Win rate",
+            "name": "Model"}
+
+
+def _url(query: selectors.Query, **changes) -> str:
+    q = {
+        "board": query.board,
+        "sort": query.sort,
+        "order": query.order,
+        "organization": query.organization,
+        "license": query.license,
+        "q": query.search,
+        "deprecated": "1" if query.include_deprecated else "",
+    }
+    q.update(changes)
+    if q["sort"] == "rating" and q["order"] == "desc":
+        q["sort"] = q["order"] = ""
+    return "/leaderboard/?" + urlencode({k: v for k, v in q.items() if v})
+
+
+def _sort_links(query: selectors.Query) -> dict[str, dict]:
+    links = {}
+    for key, label in SORTABLE.items():
+        active = query.sort == key or (key == "rating" and query.sort == "score")
+        default = selectors.SORTS[key][1]
+        order = ("asc" if query.order == "desc" else "desc") if active else default
+        links[key] = {
+            "url": _url(query, sort=key, order=order),
+            "label": label,
+            "active": active,
+            "aria": ("descending" if query.order == "desc" else "ascending") if active else "none",
+            "arrow": ("▼" if query.order == "desc" else "▲") if active else "",
+        }
+    return links
+
+
+def _tabs(current: str | None) -> list[dict]:
+    return [
+        {"board": b, "url": _url(selectors.Query(board=b.name)), "active": b.name == current}
+        for b in boards()
+    ]
+
+
+@require_GET
+def leaderboard_page(request: HttpRequest) -> HttpResponse:
+    get = request.GET
+    try:
+        query = selectors.leaderboard_query_clean(
+            board=get.get("board") or None,
+            sort=get.get("sort") or None,
+            order=get.get("order") or None,
+            organization=get.get("organization"),
+            license=get.get("license"),
+            search=get.get("q") or get.get("search"),
+            include_deprecated=get.get("deprecated") in {"1", "true", "on"},
+        )
+    except (selectors.QueryError, UnknownBoard) as exc:
+        status = 404 if isinstance(exc, UnknownBoard) else 400
+        message = exc.args[0] if exc.args else str(exc)
+        template = f"{TEMPLATE}#error" if request.htmx else TEMPLATE
+        return render(request, template, {"error": message, "tabs": _tabs(None)}, status=status)
+    page = selectors.leaderboard_view(query=query)
+    context = {
+        "page": page,
+        "q": query,
+        "tabs": _tabs(query.board),
+        "sort_links": _sort_links(query),
+        "plots": selectors.board_plots(page=page),
+        "reset_url": _url(selectors.Query(board=query.board)),
+    }
+    target = request.htmx.target if request.htmx else None
+    if target == "lb-results":
+        return render(request, f"{TEMPLATE}#results", context)
+    if target == "lb-board":
+        return render(request, f"{TEMPLATE}#board", context)
+    return render(request, TEMPLATE, context)
