@@ -35,18 +35,25 @@ def _asgi_application():
     return ASGIStaticFilesHandler(get_default_application())
 
 
-def _keep_test_database() -> None:
-    """The forked server inherits the test database settings as they are."""
-
-
 @pytest.fixture(scope="session")
 def asgi_live_server_session(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """daphne forked from this process, so it inherits the test database settings.
+
+    * The fork would copy pytest-django's database blocker as it is outside a test
+      (blocked), so the server unblocks it at start.
+    * psycopg's pool outlives ``close_all()``: parent and child would share its sockets
+      and read each other's results. The pool is closed before the fork.
+    """
     from daphne.testing import DaphneProcess
     from django.db import connections
 
     with django_db_blocker.unblock():
         connections.close_all()
-    process = DaphneProcess("127.0.0.1", partial(_asgi_application), setup=_keep_test_database)
+        for connection in connections.all(initialized_only=True):
+            if getattr(connection, "pool", None) is not None:
+                connection.close_pool()
+    process = DaphneProcess("127.0.0.1", partial(_asgi_application),
+                            setup=django_db_blocker.unblock)
     process.start()
     if not process.ready.wait(timeout=30):
         process.terminate()

@@ -5,17 +5,15 @@ Every wait is Playwright's auto-waiting (``expect``, ``wait_for_function``); not
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 
-from arena.models import AIModel
+from arena.testing.browser import browser_page
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from battles.models import MAX_MESSAGES, Battle, Position, Slot
 from battles.tests.conftest import assert_blind, neutral_reply
@@ -23,18 +21,15 @@ from battles.tests.factories import answered_battle
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
-TIMEOUT_MS = 30_000
 BATTLE_URL = re.compile(r"/battle/[0-9a-f-]{36}/$")
 SCREENSHOT = Path("/tmp/battle.png")
 
-# True once some side of the turn shows streamed text while it is still being written;
-# returns what the page showed at that moment (a side's text and the vote buttons' state).
-CAUGHT_STREAMING = """turn => {
-  for (const side of document.querySelectorAll(`#turn-${turn} .side`)) {
+# True once a side of the turn (any, or the one at `position`) shows streamed text while it is
+# still being written; then what the page showed at that moment: the side's text and whether
+# every vote button was disabled.
+CAUGHT_STREAMING = """([turn, position]) => {
+  const selector = `#turn-${turn} .side` + (position ? `.side-${position}` : '');
+  for (const side of document.querySelectorAll(selector)) {
     const text = side.querySelector('.stream-text');
     const status = side.dataset.status;
     if (text && text.textContent.trim() && (status === 'streaming' || status === 'pending')) {
@@ -47,79 +42,6 @@ CAUGHT_STREAMING = """turn => {
 }"""
 
 
-# -- Playwright -----------------------------------------------------------------------------------
-#
-# Playwright's sync API drives an asyncio loop in greenlets and, between its calls, leaves that
-# loop marked as *running* in this thread. Django would then refuse the ORM here
-# (SynchronousOnlyOperation) and pytest-asyncio could not run later async tests ("another loop
-# is running"). So the loop is parked (unmarked) whenever no browser test runs, and a browser
-# test allows Django's sync calls from this thread (pytest-django's documented setting).
-
-
-class Chromium:
-    def __init__(self, browser, loop) -> None:
-        self.browser = browser
-        self.loop = loop
-
-    def wake(self) -> None:
-        asyncio._set_running_loop(self.loop)
-
-    def park(self) -> None:
-        asyncio._set_running_loop(None)
-
-
-@pytest.fixture(scope="session")
-def chromium() -> Iterator[Chromium]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
-    manager = sync_playwright()
-    playwright = manager.start()
-    try:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                             args=CHROMIUM_ARGS)
-    except BaseException:
-        manager.__exit__()
-        raise
-    handle = Chromium(browser, asyncio.get_running_loop())
-    handle.park()
-    try:
-        yield handle
-    finally:
-        handle.wake()
-        browser.close()
-        manager.__exit__()
-        handle.park()
-
-
-@pytest.fixture(scope="session")
-def asgi_live_server_session(django_db_setup, django_db_blocker) -> Iterator[str]:
-    """arena.testing.live's server, with database access allowed in the forked server.
-
-    The fork copies pytest-django's database blocker as it is outside a test (blocked), so
-    every request that touched the database failed with "Database access not allowed".
-    """
-    from daphne.testing import DaphneProcess
-    from django.db import connections
-
-    from arena.testing.live import _asgi_application
-
-    with django_db_blocker.unblock():
-        connections.close_all()
-    process = DaphneProcess("127.0.0.1", partial(_asgi_application),
-                            setup=django_db_blocker.unblock)
-    process.start()
-    if not process.ready.wait(timeout=30):
-        process.terminate()
-        raise RuntimeError("daphne did not start for the live server")
-    try:
-        yield f"http://127.0.0.1:{process.port.value}"
-    finally:
-        process.terminate()
-        process.join(10)
-
-
 @pytest.fixture
 def arena(asgi_live_server, celery_worker, two_models, fake_openai) -> str:
     """The live site with two models that stream slowly enough to watch; its base URL.
@@ -129,51 +51,24 @@ def arena(asgi_live_server, celery_worker, two_models, fake_openai) -> str:
     """
     fake_openai.token_delay = 0.05
     fake_openai.api_key = None
-    AIModel.objects.filter(slug__in=[m.slug for m in two_models]).update(api_key_env="")
+    for model in two_models:
+        model.api_key_env = ""
+        model.save(update_fields=["api_key_env"])
     return asgi_live_server
-
-
-def _open_page(chromium: Chromium, base_url: str, monkeypatch, **context_options):
-    from playwright.sync_api import expect
-
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    chromium.wake()
-    expect.set_options(timeout=TIMEOUT_MS)
-    context = chromium.browser.new_context(base_url=base_url, **context_options)
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, errors
-
-
-def _close_page(chromium: Chromium, context, errors: list[str]) -> None:
-    try:
-        context.close()
-    finally:
-        chromium.park()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 @pytest.fixture
 def page(chromium, arena, monkeypatch) -> Iterator[object]:
-    context, page, errors = _open_page(chromium, arena, monkeypatch,
-                                       viewport={"width": 1280, "height": 900})
-    try:
+    with browser_page(chromium, arena, monkeypatch,
+                      viewport={"width": 1280, "height": 900}) as page:
         yield page
-    finally:
-        _close_page(chromium, context, errors)
 
 
 @pytest.fixture
 def phone(chromium, arena, monkeypatch) -> Iterator[object]:
-    context, page, errors = _open_page(chromium, arena, monkeypatch,
-                                       viewport={"width": 390, "height": 844},
-                                       is_mobile=True, has_touch=True)
-    try:
+    with browser_page(chromium, arena, monkeypatch, viewport={"width": 390, "height": 844},
+                      is_mobile=True, has_touch=True) as page:
         yield page
-    finally:
-        _close_page(chromium, context, errors)
 
 
 # -- helpers --------------------------------------------------------------------------------------
@@ -195,14 +90,19 @@ def start_battle(page, prompt: str) -> Battle:
 
 
 def wait_turn_done(page, turn: int) -> None:
+    """Both answers of the turn rendered by the server, and the controls caught up."""
     from playwright.sync_api import expect
 
     for position in (Position.LEFT, Position.RIGHT):
         expect(side(page, turn, position)).to_have_attribute("data-status", "done")
+        expect(side(page, turn, position).locator(".body.markdown")).to_have_count(1)
+    expect(page.get_by_test_id("vote-left_better")).to_be_enabled()
 
 
-def catch_streaming(page, turn: int) -> dict:
-    return page.wait_for_function(CAUGHT_STREAMING, arg=turn, polling="raf").json_value()
+def catch_streaming(page, turn: int, position: str | None = None) -> dict:
+    """Wait for a moment when a side shows text while it is still being written."""
+    caught = page.wait_for_function(CAUGHT_STREAMING, arg=[turn, position], polling="raf")
+    return caught.json_value()
 
 
 def owner_session(page, base_url: str) -> str:
@@ -228,9 +128,10 @@ def test_first_prompt_streams_both_sides_then_shows_markdown(page):
 
     battle = start_battle(page, "Tell me about **rivers** of Europe in a few short lines")
 
-    seen = catch_streaming(page, 1)
-    assert seen["votes"] == 4 and seen["votesDisabled"], seen
-    expect(page.get_by_test_id("waiting")).to_be_visible()
+    seen = {position: catch_streaming(page, 1, position)
+            for position in (Position.LEFT, Position.RIGHT)}
+    for moment in seen.values():
+        assert moment["votes"] == 4 and moment["votesDisabled"], moment
 
     wait_turn_done(page, 1)
     for position, label in ((Position.LEFT, "Assistant A"), (Position.RIGHT, "Assistant B")):
@@ -245,10 +146,10 @@ def test_first_prompt_streams_both_sides_then_shows_markdown(page):
         expect(button).to_be_enabled()
     expect(page.get_by_test_id("waiting")).to_have_count(0)
     expect(page.get_by_test_id("follow-up")).to_be_enabled()
-    # What was on screen mid-stream was the start of an answer that was then saved.
-    saved = [r.text for r in battle.turns.get().responses.all()]
-    assert any(text.startswith(seen["text"]) for text in saved), (seen, saved)
-    assert all(len(text) > len(seen["text"]) for text in saved)
+    # What was on screen mid-stream was the start of the answer that was then saved.
+    for position, moment in seen.items():
+        saved = battle.turns.get().responses.get(slot=battle.slot_at(position)).text
+        assert saved.startswith(moment["text"]) and len(saved) > len(moment["text"]), moment
 
 
 def test_follow_up_adds_a_turn_and_each_model_sees_only_its_own_history(page, fake_openai):
@@ -262,8 +163,8 @@ def test_follow_up_adds_a_turn_and_each_model_sees_only_its_own_history(page, fa
     page.get_by_test_id("send-follow-up").click()
     expect(page.locator("#turn-2 .prompt-text")).to_have_text(
         "Second question about mountains and their snow?")
-    seen = catch_streaming(page, 2)
-    assert seen["votesDisabled"], seen
+    for position in (Position.LEFT, Position.RIGHT):
+        assert catch_streaming(page, 2, position)["votesDisabled"]
     wait_turn_done(page, 2)
     for position in (Position.LEFT, Position.RIGHT):
         expect(side(page, 2, position)).to_contain_text("mountains")
@@ -360,8 +261,7 @@ def test_a_failed_side_shows_the_error_and_retry_streams_a_new_answer(
         broken.default = Behaviour.ok()
         retry.click()
         expect(retry).to_have_count(0)
-        seen = catch_streaming(page, 1)
-        assert seen["position"] == f"side-{failed_at}", seen
+        assert catch_streaming(page, 1, failed_at)["votesDisabled"]
         expect(failed).to_have_attribute("data-status", "done")
     finally:
         broken.stop()

@@ -39,12 +39,33 @@
     if (nearBottom) window.scrollTo(0, document.body.scrollHeight);
   }
 
-  function refresh(side) {
-    htmx.ajax("GET", side.dataset.sideUrl, { target: side, swap: "outerHTML" }).then(function () {
-      const controls = document.getElementById("controls");
-      htmx.ajax("GET", controls.dataset.controlsUrl, { target: controls, swap: "innerHTML" });
-      if (!pending().length && socket) socket.close(1000);
-    });
+  function isPending(side) {
+    return side.dataset.status === "pending" || side.dataset.status === "streaming";
+  }
+
+  function refreshControls() {
+    const controls = document.getElementById("controls");
+    htmx.ajax("GET", controls.dataset.controlsUrl,
+              { source: controls, target: controls, swap: "innerHTML" });
+  }
+
+  // Each request names its own source element: htmx runs one request per source and keeps
+  // only the last one queued behind it, so with the body as the shared source a side that
+  // finished together with the other one was never swapped for its rendered answer.
+  // The controls change only once nothing is pending, so they are fetched once, then:
+  // a second fetch could replace a follow-up the person had started typing.
+  let refreshing = 0;
+  function refresh(side, status) {
+    side.dataset.status = status;
+    refreshing += 1;
+    function settled() {
+      refreshing -= 1;
+      if (refreshing || pending().length) return;
+      refreshControls();
+      if (socket) socket.close(1000);
+    }
+    htmx.ajax("GET", side.dataset.sideUrl, { source: side, target: side, swap: "outerHTML" })
+      .then(settled, settled);
   }
 
   function onMessage(event) {
@@ -66,8 +87,7 @@
       textEl.textContent = "";
       seqs[msg.response] = msg.seq;
     } else if (msg.event === "done" || msg.event === "failed") {
-      side.dataset.status = msg.event === "done" ? "done" : "failed";
-      refresh(side);
+      if (isPending(side)) refresh(side, msg.event);
     }
   }
 
@@ -75,7 +95,11 @@
     if (socket || !pending().length) return;
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     socket = new WebSocket(scheme + location.host + "/ws/battles/" + battleId + "/");
-    socket.addEventListener("open", function () { retryDelay = 500; });
+    socket.addEventListener("open", function () {
+      retryDelay = 500;
+      // An answer that finished before the socket joined the battle sends no event any more.
+      pending().forEach(checkFinished);
+    });
     socket.addEventListener("message", onMessage);
     socket.addEventListener("close", function () {
       socket = null;
@@ -88,15 +112,15 @@
     });
   }
 
+  // Swapped in through htmx (refresh), so that a failed side's Retry button works.
   function checkFinished(side) {
     fetch(side.dataset.sideUrl, { headers: { "HX-Request": "true" } })
-      .then(function (r) { return r.text(); })
+      .then(function (r) { return r.ok ? r.text() : ""; })
       .then(function (html) {
-        if (!/data-status="(done|failed)"/.test(html)) return;
-        side.outerHTML = html;
-        const controls = document.getElementById("controls");
-        htmx.ajax("GET", controls.dataset.controlsUrl, { target: controls, swap: "innerHTML" });
-      });
+        const finished = /^\s*<div class="side[^>]*data-status="(done|failed)"/.exec(html);
+        if (finished && side.isConnected && isPending(side)) refresh(side, finished[1]);
+      })
+      .catch(function () { /* the next reconnect checks again */ });
   }
 
   document.body.addEventListener("htmx:afterSwap", function () { connect(); scrollToEnd(); });

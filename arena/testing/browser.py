@@ -1,0 +1,88 @@
+"""A real Chromium for page tests: Debian's /usr/bin/chromium driven by Playwright.
+
+Playwright's sync API drives an asyncio loop in greenlets and, between its calls,
+leaves that loop marked as *running* in this thread. Django would then refuse the
+ORM here (SynchronousOnlyOperation) and pytest-asyncio could not run later async
+tests ("another loop is running"). So the loop is parked (unmarked) whenever no
+browser test runs, and a browser test allows Django's sync calls from this thread
+(DJANGO_ALLOW_ASYNC_UNSAFE, as Django's docs say for notebooks and the like).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+TIMEOUT_MS = 30_000
+
+
+class Chromium:
+    def __init__(self, browser, loop) -> None:
+        self.browser = browser
+        self.loop = loop
+
+    def wake(self) -> None:
+        asyncio._set_running_loop(self.loop)
+
+    def park(self) -> None:
+        asyncio._set_running_loop(None)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Chromium]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    manager = sync_playwright()
+    playwright = manager.start()
+    try:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                             args=CHROMIUM_ARGS)
+    except BaseException:
+        manager.__exit__()
+        raise
+    handle = Chromium(browser, asyncio.get_running_loop())
+    handle.park()
+    try:
+        yield handle
+    finally:
+        handle.wake()
+        browser.close()
+        manager.__exit__()
+        handle.park()
+
+
+@contextmanager
+def browser_page(chromium: Chromium, base_url: str, monkeypatch, **context_options):
+    """A fresh context and page; on exit, fails the test if the page raised a JS error."""
+    from django.db import connections
+    from playwright.sync_api import expect
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    chromium.wake()
+    expect.set_options(timeout=TIMEOUT_MS)
+    context = chromium.browser.new_context(base_url=base_url, **context_options)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield page
+    finally:
+        try:
+            context.close()
+        finally:
+            # While the loop counts as running, Django keeps this thread's connections
+            # apart (asgiref's Local); close them here, or they outlive the test database.
+            connections.close_all()
+            chromium.park()
+    assert errors == [], f"JavaScript errors on the page: {errors}"

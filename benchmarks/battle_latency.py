@@ -1,0 +1,500 @@
+# ruff: noqa: T201 - a benchmark prints its figures
+"""Battle latency on the real stack against a fake provider; prints figures, asserts nothing.
+
+    .venv/bin/python benchmarks/battle_latency.py [--t-ms 1000] [--battles 20] [--concurrent 50]
+
+It builds a throwaway stack of its own: a temporary ``ARENA_VAR_DIR``, SQLite and the embedded
+Redis (or, when ``DATABASE_URL`` / ``REDIS_URL`` are set, a throwaway database on that
+PostgreSQL server and a queue of its own on that Redis), a migrated schema, daphne in a forked
+process, a Celery worker in threads of this process, and a fake OpenAI-compatible provider whose
+two models answer in T ms. Then it measures
+
+(a) a battle's wall time through ``POST /api/battles`` over T (the two sides run in parallel;
+    target: at most T + 100 ms at T = 1 s), p50/p90 over ``--battles`` battles;
+(b) the time from the provider sending its first token to that chunk arriving in a
+    browser-like websocket client on ``/ws/battles/<id>/`` (target: p50 at most 50 ms);
+(c) ``--concurrent`` battles at once through the API: every answer must hold its own prompt's
+    unique token and no other's; it prints the counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import hashlib
+import http.client
+import json
+import os
+import re
+import secrets
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TOKEN_RE = re.compile(r"tok[0-9a-f]{12}")
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+# -- environment, before Django is set up -------------------------------------------------------
+
+def prepare_environment(worker_threads: int) -> dict:
+    """Point the settings at a throwaway stack; what was chosen, for the report and cleanup."""
+    var_dir = tempfile.mkdtemp(prefix="arena-bench-")
+    (Path(var_dir) / "static").mkdir()  # STATIC_ROOT: whitenoise warns when it is missing
+    os.environ["ARENA_VAR_DIR"] = var_dir
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ["ARENA_LOCAL_MODELS"] = "0"
+    os.environ["ARENA_BATTLES_PER_MINUTE"] = "0"  # no rate limit: the benchmark is the burst
+    os.environ.setdefault("CACHE_PREFIX", f"arena-bench-{secrets.token_hex(4)}")
+    # Every worker thread holds a database connection while it streams an answer.
+    os.environ.setdefault("DB_POOL_MAX", str(worker_threads + 8))
+    info = {"var_dir": var_dir, "pg_admin_url": None, "pg_database": None}
+    url = os.environ.get("DATABASE_URL", "").strip()
+    if url.startswith(("postgres://", "postgresql://")):
+        import psycopg
+
+        parts = urllib.parse.urlsplit(url)
+        name = f"arena_bench_{secrets.token_hex(4)}"
+        admin = parts._replace(path="/postgres").geturl()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        os.environ["DATABASE_URL"] = parts._replace(path=f"/{name}").geturl()
+        info.update(pg_admin_url=admin, pg_database=name)
+    return info
+
+
+def drop_database(info: dict) -> None:
+    if not info["pg_database"]:
+        return
+    import psycopg
+
+    with psycopg.connect(info["pg_admin_url"], autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{info["pg_database"]}" WITH (FORCE)')
+
+
+def close_database_connections() -> None:
+    """Before a fork: no connection (nor pooled socket) may be shared with the child."""
+    from django.db import connections
+
+    connections.close_all()
+    for connection in connections.all(initialized_only=True):
+        if getattr(connection, "pool", None) is not None:
+            connection.close_pool()
+
+
+# -- the fake provider --------------------------------------------------------------------------
+
+def make_provider():
+    from arena.testing.fake_providers import FakeOpenAIServer
+
+    class TimedProvider(FakeOpenAIServer):
+        """Logs the wall-clock time at which each request's first token is sent."""
+
+        def __init__(self, **kwargs) -> None:
+            super().__init__(**kwargs)
+            self.first_token_at: dict[tuple[str, str], float] = {}  # time.time()
+            self.arrived_at: dict[tuple[str, str], float] = {}  # time.monotonic()
+            self.finished_at: dict[tuple[str, str], float] = {}  # time.monotonic()
+            self._seen: set[str] = set()
+
+        @staticmethod
+        def key(rec) -> tuple[str, str]:
+            found = TOKEN_RE.findall(json.dumps(rec.messages))
+            return rec.model, found[-1] if found else ""
+
+        def sse_preamble(self, rec, a) -> list[bytes]:
+            self.arrived_at[self.key(rec)] = rec.time
+            return super().sse_preamble(rec, a)
+
+        def sse_token(self, rec, a, token: str) -> bytes:
+            if a.request_id not in self._seen:
+                self._seen.add(a.request_id)
+                self.first_token_at[self.key(rec)] = time.time()  # just before it is written
+            return super().sse_token(rec, a, token)
+
+        def sse_finish(self, rec, a) -> list[bytes]:
+            self.finished_at[self.key(rec)] = time.monotonic()
+            return super().sse_finish(rec, a)
+
+    def reply(rec) -> str:
+        users = [m for m in rec.messages if m.get("role") == "user"]
+        return f"Reply of {rec.model} to: {users[-1]['content'] if users else ''}"
+
+    return TimedProvider(api_key=None, reply_text=reply).start()
+
+
+def create_models(provider) -> list:
+    from arena.models import AIModel, ProviderKind
+
+    common = {"provider": "Bench", "provider_kind": ProviderKind.OPENAI,
+              "base_url": provider.base_url, "api_key_env": "", "max_tokens": 256}
+    return [
+        AIModel.objects.create(slug="bench-alpha", name="Bench Alpha", api_model="alpha-api",
+                               **common),
+        AIModel.objects.create(slug="bench-beta", name="Bench Beta", api_model="beta-api",
+                               **common),
+    ]
+
+
+# -- HTTP and websocket clients -------------------------------------------------------------------
+
+class Http:
+    """One visitor: keeps its cookies, like a browser."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.cookies: dict[str, str] = {}
+
+    def request(self, method: str, path: str, body: bytes | None = None,
+                headers: dict[str, str] | None = None, timeout: float = 300):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            all_headers = dict(headers or {})
+            if self.cookies:
+                all_headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+            conn.request(method, path, body=body, headers=all_headers)
+            response = conn.getresponse()
+            data = response.read()
+            for value in response.headers.get_all("Set-Cookie") or []:
+                name, _, rest = value.partition("=")
+                self.cookies[name.strip()] = rest.split(";", 1)[0]
+            return response.status, dict(response.headers), data
+        finally:
+            conn.close()
+
+    def post_json(self, path: str, payload: dict):
+        status, _, data = self.request("POST", path, json.dumps(payload).encode(),
+                                       {"Content-Type": "application/json"})
+        return status, json.loads(data) if data else None
+
+
+class WebSocket:
+    """A minimal RFC 6455 client (text frames, ping/pong, close) on asyncio streams."""
+
+    def __init__(self, reader, writer) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, port: int, path: str, cookies: dict[str, str]) -> WebSocket:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        cookie = "; ".join(f"{k}={v}" for k, v in cookies.items())
+        writer.write((
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n"
+        ).encode())
+        await writer.drain()
+        status = await reader.readline()
+        headers = {}
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode().partition(":")
+            headers[name.strip().lower()] = value.strip()
+        accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
+        if b" 101 " not in status or headers.get("sec-websocket-accept") != accept:
+            writer.close()
+            raise ConnectionError(f"websocket refused: {status!r}")
+        return cls(reader, writer)
+
+    async def _send(self, opcode: int, payload: bytes = b"") -> None:
+        mask = os.urandom(4)
+        header = bytes([0x80 | opcode, 0x80 | len(payload)])  # control frames: < 126 bytes
+        self.writer.write(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        await self.writer.drain()
+
+    async def receive(self) -> tuple[float, str] | None:
+        """(arrival wall-clock time, text) of the next message; None once closed."""
+        parts: list[bytes] = []
+        while True:
+            first, second = await self.reader.readexactly(2)
+            opcode, length = first & 0x0F, second & 0x7F
+            if length == 126:
+                length = int.from_bytes(await self.reader.readexactly(2), "big")
+            elif length == 127:
+                length = int.from_bytes(await self.reader.readexactly(8), "big")
+            mask = await self.reader.readexactly(4) if second & 0x80 else None
+            payload = await self.reader.readexactly(length)
+            arrived = time.time()
+            if mask:
+                payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+            if opcode == 0x8:
+                return None
+            if opcode == 0x9:
+                await self._send(0xA, payload)
+            elif opcode in (0x0, 0x1, 0x2):
+                parts.append(payload)
+                if first & 0x80:
+                    return arrived, b"".join(parts).decode()
+
+    async def close(self) -> None:
+        with contextlib.suppress(OSError, ConnectionError):
+            await self._send(0x8, (1000).to_bytes(2, "big"))
+        self.writer.close()
+        with contextlib.suppress(OSError, ConnectionError):
+            await self.writer.wait_closed()
+
+
+# -- measurements ---------------------------------------------------------------------------
+
+def token() -> str:
+    return f"tok{secrets.token_hex(6)}"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    return statistics.quantiles(ordered, n=100, method="inclusive")[int(q) - 1]
+
+
+def own_answers_ok(body: dict, own: str) -> tuple[bool, bool]:
+    """(both answers present and hold the own token, some answer holds another token)."""
+    texts = [r.get("text", "") for r in body.get("responses", [])]
+    present = len(texts) == 2 and all(own in t for t in texts)
+    foreign = any(t != own for text in texts for t in TOKEN_RE.findall(text))
+    return present, foreign
+
+
+def measure_wall_time(port: int, provider, t_ms: int, battles: int) -> None:
+    from battles.models import Response
+
+    provider.total_time, provider.first_token_delay, provider.token_delay = t_ms / 1000, 0, 0
+    for _ in range(2):  # warm-up: first imports, the endpoint probe, connection pools
+        Http(port).post_json("/api/battles", {"prompt": f"Warm up {token()}"})
+    walls, before, after, provider_ms, failures = [], [], [], [], 0
+    for _ in range(battles):
+        own = token()
+        started = time.monotonic()
+        status, body = Http(port).post_json("/api/battles", {"prompt": f"Say hello {own}"})
+        ended = time.monotonic()
+        walls.append((ended - started) * 1000)
+        present, foreign = own_answers_ok(body or {}, own) if status == 200 else (False, False)
+        failures += not present or foreign
+        keys = [k for k in provider.arrived_at if k[1] == own]
+        if status == 200 and len(keys) == 2:
+            # Where the time over T goes: before the provider got both requests, and after
+            # it sent both last tokens.
+            before.append((max(provider.arrived_at[k] for k in keys) - started) * 1000)
+            after.append((ended - max(provider.finished_at[k] for k in keys)) * 1000)
+            provider_ms += list(Response.objects.filter(turn__battle_id=body["battle_id"])
+                                .values_list("latency_ms", flat=True))
+    over = [w - t_ms for w in walls]
+    print(f"(a) POST /api/battles, provider answering in T = {t_ms} ms, {battles} battles "
+          f"(after 2 warm-up battles), {failures} failed")
+    print(f"    wall time   p50 {percentile(walls, 50):7.1f} ms   p90 {percentile(walls, 90):7.1f}"
+          f" ms   min {min(walls):7.1f} ms   max {max(walls):7.1f} ms")
+    print(f"    over T      p50 {percentile(over, 50):7.1f} ms   p90 {percentile(over, 90):7.1f}"
+          f" ms   (target: at most 100 ms) -> "
+          f"{'met' if percentile(over, 50) <= 100 else 'MISSED'} at p50, "
+          f"{'met' if percentile(over, 90) <= 100 else 'MISSED'} at p90")
+    if before:
+        print(f"    of which: POST -> provider has both requests p50 {percentile(before, 50):.1f}"
+              f" ms; provider's last token -> API answer p50 {percentile(after, 50):.1f} ms;"
+              f" provider call as the worker timed it p50 {percentile(provider_ms, 50):.0f} ms")
+
+
+async def _watch_battle(port: int, provider) -> list[tuple[float, float, bool]]:
+    """Start one battle like the page does and watch it over the socket; per side:
+    (provider's first token, first chunk in the client, socket was open before the token)."""
+    from battles.models import Battle
+
+    visitor = Http(port)
+    own = token()
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, visitor.request, "GET", "/battle/")
+    form = urllib.parse.urlencode({"prompt": f"Count to three {own}"}).encode()
+    status, headers, _ = await loop.run_in_executor(None, partial(
+        visitor.request, "POST", "/battle/", form,
+        {"Content-Type": "application/x-www-form-urlencoded",
+         "X-CSRFToken": visitor.cookies.get("csrftoken", "")}))
+    if status != 302:
+        raise RuntimeError(f"POST /battle/ answered {status}")
+    path = urllib.parse.urlsplit(headers["Location"]).path
+    battle_id = path.strip("/").rsplit("/", 1)[-1]
+    socket = await WebSocket.connect(port, f"/ws/battles/{battle_id}/", visitor.cookies)
+    opened = time.time()
+    first_chunk: dict[str, float] = {}
+    finished = 0
+    try:
+        while finished < 2:
+            message = await asyncio.wait_for(socket.receive(), timeout=60)
+            if message is None:
+                break
+            arrived, text = message
+            event = json.loads(text)
+            if event["event"] in ("delta", "snapshot") and event.get("text"):
+                first_chunk.setdefault(event["position"], arrived)
+            elif event["event"] in ("done", "failed"):
+                finished += 1
+    finally:
+        await socket.close()
+    battle = await loop.run_in_executor(None, lambda: Battle.objects.select_related(
+        "model_a", "model_b").get(pk=battle_id))
+    samples = []
+    for slot in ("a", "b"):
+        model = battle.model_in(slot)
+        sent = provider.first_token_at.get((model.api_model, own))
+        arrived = first_chunk.get(battle.position_of(slot))
+        if sent is not None and arrived is not None:
+            samples.append((sent, arrived, opened < sent))
+    return samples
+
+
+def measure_first_chunk(port: int, provider, battles: int) -> None:
+    # A short pause before the first token, as real providers have, so that the page's socket
+    # is open by then (the page connects right after the redirect).
+    provider.total_time, provider.first_token_delay, provider.token_delay = None, 0.3, 0.02
+
+    async def run() -> list[tuple[float, float, bool]]:
+        samples = []
+        for _ in range(battles):
+            samples += await _watch_battle(port, provider)
+        return samples
+
+    samples = asyncio.run(run())
+    delays = [(arrived - sent) * 1000 for sent, arrived, open_before in samples if open_before]
+    late = sum(1 for *_, open_before in samples if not open_before)
+    print(f"(b) provider's first token -> first chunk in a websocket client on /ws/battles/<id>/,"
+          f" {len(delays)} answers of {battles} battles"
+          + (f" ({late} left out: the socket opened after the token)" if late else ""))
+    if delays:
+        print(f"    delay       p50 {percentile(delays, 50):7.1f} ms   p90 "
+              f"{percentile(delays, 90):7.1f} ms   min {min(delays):7.1f} ms   max "
+              f"{max(delays):7.1f} ms   (target: p50 at most 50 ms) -> "
+              f"{'met' if percentile(delays, 50) <= 50 else 'MISSED'}")
+
+
+def measure_concurrent(port: int, provider, t_ms: int, concurrent: int) -> None:
+    from battles.models import Response, ResponseStatus
+
+    provider.total_time, provider.first_token_delay, provider.token_delay = t_ms / 1000, 0, 0
+    tokens = [token() for _ in range(concurrent)]
+    barrier = threading.Barrier(concurrent)
+
+    def one(own: str):
+        barrier.wait()
+        started = time.perf_counter()
+        try:
+            status, body = Http(port).post_json("/api/battles", {"prompt": f"Echo {own}"})
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            return own, None, {"error": repr(exc)}, time.perf_counter() - started
+        return own, status, body, time.perf_counter() - started
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=concurrent) as pool:
+        results = list(pool.map(one, tokens))
+    wall = time.perf_counter() - started
+    answered = lost = mixed = 0
+    statuses: dict[str, int] = {}
+    for own, status, body, _ in results:
+        statuses[str(status)] = statuses.get(str(status), 0) + 1
+        if status != 200:
+            lost += 1
+            continue
+        present, foreign = own_answers_ok(body, own)
+        answered += present and not foreign
+        mixed += foreign or not present
+    # The database agrees: every saved answer holds exactly its battle's token.
+    saved_mixed = 0
+    saved = Response.objects.filter(turn__prompt__in=[f"Echo {t}" for t in tokens])
+    for response in saved.select_related("turn"):
+        own = TOKEN_RE.findall(response.turn.prompt)[0]
+        if response.status == ResponseStatus.DONE and set(TOKEN_RE.findall(response.text)) \
+                != {own}:
+            saved_mixed += 1
+    done = saved.filter(status=ResponseStatus.DONE).count()
+    durations = sorted(r[3] for r in results)
+    print(f"(c) {concurrent} battles at once through POST /api/battles, T = {t_ms} ms")
+    print(f"    answered with both answers holding their own token: {answered}/{concurrent};"
+          f" lost: {lost}; mixed up: {mixed}; HTTP statuses: {statuses}")
+    print(f"    saved answers done: {done}/{2 * concurrent}; saved answers with a foreign or"
+          f" missing token: {saved_mixed}")
+    print(f"    all {concurrent} answered in {wall:.2f} s (each call p50 "
+          f"{percentile(durations, 50):.2f} s, max {durations[-1]:.2f} s)")
+
+
+# -- main -----------------------------------------------------------------------------------
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--t-ms", type=int, default=1000, help="provider answer time (ms)")
+    parser.add_argument("--battles", type=int, default=20, help="battles for (a) and (b)")
+    parser.add_argument("--concurrent", type=int, default=50, help="battles at once for (c)")
+    parser.add_argument("--worker-threads", type=int, default=16,
+                        help="Celery worker threads (each streams one answer at a time)")
+    args = parser.parse_args()
+
+    info = prepare_environment(args.worker_threads)
+    import django
+
+    django.setup()
+    from celery.contrib.testing.worker import start_worker
+    from daphne.testing import DaphneProcess
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from arena.celery import app
+    from arena.embedded_redis import start_embedded_redis, stop_embedded_redis
+
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, info["var_dir"], ignore_errors=True)
+        stack.callback(drop_database, info)
+        if settings.EMBEDDED_REDIS:
+            socket_path = Path(settings.EMBEDDED_REDIS_SOCKET)
+            redis_process = start_embedded_redis(socket_path)
+            stack.callback(stop_embedded_redis, redis_process, socket_path)
+        call_command("migrate", verbosity=0, interactive=False)
+        # A queue of our own, so that no other worker on a shared Redis takes our tasks.
+        app.conf.task_default_queue = f"arena-bench-{secrets.token_hex(4)}"
+        app.conf.task_always_eager = False
+
+        close_database_connections()
+        server = DaphneProcess("127.0.0.1", partial(_application))
+        server.start()
+        stack.callback(server.join, 10)
+        stack.callback(server.terminate)
+        if not server.ready.wait(timeout=30):
+            raise SystemExit("daphne did not start")
+        port = server.port.value
+
+        provider = make_provider()
+        stack.callback(provider.stop)
+        create_models(provider)
+        stack.enter_context(start_worker(app, pool="threads", concurrency=args.worker_threads,
+                                         perform_ping_check=False, loglevel="WARNING",
+                                         shutdown_timeout=10))
+
+        if info["pg_database"]:
+            database = f"PostgreSQL (throwaway database {info['pg_database']})"
+        else:
+            database = "SQLite (throwaway)"
+        redis = "embedded Redis" if settings.EMBEDDED_REDIS else "the Redis at REDIS_URL"
+        print(f"Stack: daphne on 127.0.0.1:{port}, Celery worker ({args.worker_threads} threads),"
+              f" {database}, {redis}, fake OpenAI-compatible provider")
+        measure_wall_time(port, provider, args.t_ms, args.battles)
+        measure_first_chunk(port, provider, args.battles)
+        measure_concurrent(port, provider, args.t_ms, args.concurrent)
+        sys.stdout.flush()
+
+
+def _application():
+    from channels.routing import get_default_application
+
+    return get_default_application()
+
+
+if __name__ == "__main__":
+    main()
