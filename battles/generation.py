@@ -20,7 +20,6 @@ from django.conf import settings
 from django.db import transaction
 
 from arena.llm import LLMError, stream_chat
-from arena.markdown import render_markdown
 from arena.selectors import model_endpoint
 from battles.models import Battle, Response, ResponseStatus
 
@@ -38,14 +37,16 @@ def partial_key(response_id) -> str:
     return f"arena:battle-partial:{response_id}"
 
 
-def conversation_for(battle: Battle, slot: str, upto_index: int) -> list[dict[str, str]]:
+def conversation_for(battle: Battle, slot: str, turn) -> list[dict[str, str]]:
     """The model's own conversation: the person's prompts and its own earlier answers only."""
     messages: list[dict[str, str]] = []
-    for turn in battle.turns.filter(index__lte=upto_index).prefetch_related("responses"):
-        messages.append({"role": "user", "content": turn.prompt})
-        if turn.index < upto_index:
-            own = next(r for r in turn.responses.all() if r.slot == slot)
+    if turn.index > 1:  # the first turn needs no query: it is just the prompt
+        earlier = battle.turns.filter(index__lt=turn.index).prefetch_related("responses")
+        for previous in earlier:
+            own = next(r for r in previous.responses.all() if r.slot == slot)
+            messages.append({"role": "user", "content": previous.prompt})
             messages.append({"role": "assistant", "content": own.text})
+    messages.append({"role": "user", "content": turn.prompt})
     return messages
 
 
@@ -114,24 +115,30 @@ def response_generate(*, response_id: str, generation: int) -> None:
         return
     battle = response.turn.battle
     model = battle.model_in(response.slot)
-    messages = conversation_for(battle, response.slot, response.turn.index)
+    messages = conversation_for(battle, response.slot, response.turn)
+    # A first job for a fresh answer has nothing on any page to wipe; a redelivered
+    # or retried one may, so it tells the page to start the text over.
+    fresh = generation == 0 and response.status == ResponseStatus.PENDING
     if not _claim(response, generation):
         return
     relay = StreamRelay(battle_id=battle.id, response_id=response.id,
                         position=battle.position_of(response.slot))
-    completion, error = asyncio.run(_stream(relay, model_endpoint(model), messages))
+    completion, error = asyncio.run(
+        _stream(relay, model_endpoint(model), messages, announce_restart=not fresh)
+    )
     # Save first, then announce: whoever hears "done" finds the answer in the database.
     if completion is not None:
         if _save_success(response.id, generation, completion):
-            asyncio.run(relay.finish("done", html=render_markdown(completion.text)))
+            asyncio.run(relay.finish("done"))
     else:
         _save_failure(response.id, generation, error)
         asyncio.run(relay.finish("failed", error=error))
 
 
-async def _stream(relay: StreamRelay, endpoint, messages):
+async def _stream(relay: StreamRelay, endpoint, messages, *, announce_restart: bool):
     try:
-        await relay.restart()
+        if announce_restart:
+            await relay.restart()
         completion = await stream_chat(
             endpoint, messages, on_delta=relay.delta, on_restart=relay.restart
         )
