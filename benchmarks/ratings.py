@@ -4,8 +4,8 @@ Prints one table: best and median wall time over ``--repeat`` runs, the process 
 the best run (less sensitive to a busy machine than wall time) and the target.  Nothing here
 fails the run: a figure over its target is marked ``SLOW``.
 
-Figures that need the database are listed in ``DATABASE_FIGURES`` and printed as pending:
-add a callable to ``BENCHMARKS`` (name, target in seconds, function) to measure them.
+Figures that need the database (a full rating run from PostgreSQL, the leaderboard page)
+are measured by ``benchmarks/leaderboard_db.py``.
 """
 
 from __future__ import annotations
@@ -38,13 +38,6 @@ from leaderboard.ratings.synthetic import simulate_grouped_votes  # noqa: E402
 from leaderboard.ratings.votes_file import group_outcomes, read_votes  # noqa: E402
 
 DATA_FILE = "arena_human_preference_140k.csv.gz"
-
-#: Figures the lead adds once the database layer exists (name, target in seconds or None).
-DATABASE_FIGURES: list[tuple[str, float | None]] = [
-    ("full rating run from PostgreSQL, 1M votes", None),
-    ("leaderboard page with 200 models", None),
-]
-
 
 class Bench(NamedTuple):
     name: str
@@ -172,7 +165,6 @@ def main() -> None:
     for bench in benches:
         timing = measure(bench.run, args.repeat)
         rows.append((bench.name, bench.target, timing))
-    rows += [(name, target, None) for name, target in DATABASE_FIGURES]
 
     width = max(len(name) for name, _, _ in rows)
     header = f"{'figure':<{width}}  {'target':>8}  {'best':>8}  {'median':>8}  {'cpu':>8}  status"
@@ -181,9 +173,6 @@ def main() -> None:
     emit("-" * len(header))
     for name, target, timing in rows:
         goal = f"{target:.2f}s" if target is not None else "-"
-        if timing is None:
-            emit(f"{name:<{width}}  {goal:>8}  {'-':>8}  {'-':>8}  {'-':>8}  pending (database)")
-            continue
         status = "" if target is None else ("OK" if timing.best <= target else "SLOW")
         emit(
             f"{name:<{width}}  {goal:>8}  {timing.best:>7.3f}s  {timing.median:>7.3f}s"
