@@ -29,6 +29,22 @@ def _communicator(battle_id, session_key: str | None) -> WebsocketCommunicator:
     return WebsocketCommunicator(application, f"/ws/battles/{battle_id}/", headers=headers)
 
 
+def _assemble(messages: list[dict]) -> dict[str, str]:
+    """Rebuild each answer as battle.js does: a snapshot or restart sets the text, a delta
+    appends, and anything at or below the last sequence number applied is dropped."""
+    texts: dict[str, str] = {}
+    last_seq: dict[str, int] = {}
+    for message in messages:
+        rid, event = message["response"], message["event"]
+        if event in ("snapshot", "restart") and message["seq"] >= last_seq.get(rid, 0):
+            texts[rid] = message.get("text", "")
+            last_seq[rid] = message["seq"]
+        elif event == "delta" and message["seq"] > last_seq.get(rid, 0):
+            texts[rid] = texts.get(rid, "") + message["text"]
+            last_seq[rid] = message["seq"]
+    return texts
+
+
 async def _receive_until_finished(communicator, responses: int, timeout: float = 30):
     messages, finished = [], 0
     while finished < responses:
@@ -56,17 +72,10 @@ async def test_owner_receives_both_streams_and_nothing_names_a_model(
     finally:
         await communicator.disconnect()
 
-    by_response: dict[str, str] = {}
     for message in messages:
-        assert set(message) <= {"event", "response", "position", "seq", "text", "html", "error"}
+        assert set(message) <= {"event", "response", "position", "seq", "text", "error"}
         assert_blind(str(message), fake_openai.base_url)
-        if message["event"] == "snapshot":
-            by_response[message["response"]] = message["text"]
-        elif message["event"] == "delta":
-            by_response[message["response"]] = by_response.get(message["response"], "") \
-                + message["text"]
-        elif message["event"] == "restart":
-            by_response[message["response"]] = ""
+    by_response = _assemble(messages)
     assert {m["position"] for m in messages if m["event"] == "done"} == {"left", "right"}
     saved = await sync_to_async(
         lambda: {str(r.id): r.text for r in Response.objects.filter(turn=turn)}
@@ -102,16 +111,7 @@ async def test_late_joiner_gets_a_snapshot_then_only_new_chunks(celery_worker, t
         messages = await _receive_until_finished(communicator, responses=2)
     finally:
         await communicator.disconnect()
-    texts: dict[str, str] = {}
-    last_seq: dict[str, int] = {}
-    for message in messages:
-        rid, event = message["response"], message["event"]
-        if event in ("snapshot", "restart") and message["seq"] >= last_seq.get(rid, 0):
-            texts[rid] = message.get("text", "")
-            last_seq[rid] = message["seq"]
-        elif event == "delta" and message["seq"] > last_seq.get(rid, 0):
-            texts[rid] = texts.get(rid, "") + message["text"]
-            last_seq[rid] = message["seq"]
+    texts = _assemble(messages)
     assert any(m["event"] == "snapshot" and m["text"] for m in messages)
     saved = await sync_to_async(
         lambda: {str(r.id): r.text for r in Response.objects.filter(turn=turn)}
