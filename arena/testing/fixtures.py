@@ -19,26 +19,24 @@ import pytest
 from arena.testing.fake_providers import FakeAnthropicServer, FakeOpenAIServer
 
 
-@pytest.fixture
-def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
-    server = FakeOpenAIServer().start()
+def _serve(server_class, monkeypatch: pytest.MonkeyPatch):
+    server = server_class().start()
     if server.api_key is not None:
         monkeypatch.setenv(server.api_key_env, server.api_key)
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+    yield from _serve(FakeOpenAIServer, monkeypatch)
 
 
 @pytest.fixture
 def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
-    server = FakeAnthropicServer().start()
-    if server.api_key is not None:
-        monkeypatch.setenv(server.api_key_env, server.api_key)
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _serve(FakeAnthropicServer, monkeypatch)
 
 
 @pytest.fixture

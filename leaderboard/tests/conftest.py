@@ -38,3 +38,30 @@ def scheduled(monkeypatch):
         lambda args=None, countdown=None, **kw: calls.append((tuple(args or ()), countdown)),
     )
     return calls
+
+
+# Four models with enough votes to rate three (delta stays provisional): the shared
+# board of the API and page tests.
+SMALL_BOARD = [
+    ("alpha", "beta", "model_a", 20),
+    ("alpha", "gamma", "model_a", 20),
+    ("beta", "gamma", "model_a", 14),
+    ("gamma", "beta", "model_a", 6),
+    ("beta", "alpha", "both_bad", 3),
+    ("delta", "gamma", "tie", 2),
+]
+
+
+@pytest.fixture
+def board(db):
+    from arena.models import AIModel
+    from leaderboard import services
+    from leaderboard.models import RunTrigger
+
+    from .factories import make_votes
+
+    make_votes(SMALL_BOARD)
+    AIModel.objects.filter(slug="alpha").update(organization="Acme", license="MIT")
+    AIModel.objects.filter(slug="beta").update(organization="Acme", license="Apache-2.0")
+    AIModel.objects.filter(slug="gamma").update(organization="Zeta", license="MIT")
+    services.ratings_run(trigger=RunTrigger.COMMAND)

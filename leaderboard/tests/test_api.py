@@ -13,25 +13,6 @@ from .factories import make_votes
 
 pytestmark = pytest.mark.django_db
 
-DATA = [
-    ("alpha", "beta", "model_a", 20),
-    ("alpha", "gamma", "model_a", 20),
-    ("beta", "gamma", "model_a", 14),
-    ("gamma", "beta", "model_a", 6),
-    ("beta", "alpha", "both_bad", 3),
-    ("delta", "gamma", "tie", 2),
-]
-
-
-@pytest.fixture
-def board():
-    make_votes(DATA)
-    AIModel.objects.filter(slug="alpha").update(organization="Acme", license="MIT")
-    AIModel.objects.filter(slug="beta").update(organization="Acme", license="Apache-2.0")
-    AIModel.objects.filter(slug="gamma").update(organization="Zeta", license="MIT")
-    services.ratings_run(trigger=RunTrigger.COMMAND)
-
-
 def get(path, **params):
     response = Client().get(path, params)
     assert response.status_code == 200, response.content
