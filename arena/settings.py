@@ -310,3 +310,23 @@ CELERY_BEAT_SCHEDULE["leaderboard-hourly"] = {
     "task": "leaderboard.tasks.ratings_run_all",
     "schedule": crontab(minute=0),
 }
+
+# --- Panel --------------------------------------------------------------------
+# Writes auto-generated questions and clarifies people's questions (seed 003 used
+# GPT-4o-mini); the default is a local model so a fresh checkout needs no key.
+ARENA_PANEL_QUESTION_MODEL = env_str("ARENA_PANEL_QUESTION_MODEL", "qwen2.5-coder-0.5b")
+# Clarification rounds before the question goes to the models as it stands (seed 003: 5).
+ARENA_PANEL_MAX_CLARIFICATION_ROUNDS = env_int(
+    "ARENA_PANEL_MAX_CLARIFICATION_ROUNDS", 5, minimum=1
+)
+ARENA_PANELS_PER_MINUTE = env_int("ARENA_PANELS_PER_MINUTE", 6, minimum=0)
+# Whether pairs that contain the judge itself count on the panel board. Every answering
+# model judges, so each one's self-preference is in the data alike; with two models they
+# are the only pairs there are. Set to 0 to rate models by their peers' judgements only.
+ARENA_PANEL_BOARD_SELF_VOTES = env_bool("ARENA_PANEL_BOARD_SELF_VOTES", True)
+# A step (answer, judgement, clarification call) untouched this long is restarted.
+ARENA_PANEL_STALE_SECONDS = env_int("ARENA_PANEL_STALE_SECONDS", 600, minimum=30)
+CELERY_BEAT_SCHEDULE["panel-resume-stale"] = {
+    "task": "battles.panel.tasks.panel_resume_stale",
+    "schedule": 120.0,
+}

@@ -134,3 +134,5 @@ TEXT_BOARD = register_board(
     )
 )
 
+
+import battles.panel.boards  # noqa: E402,F401

@@ -21,3 +21,6 @@ def requeue_stale_responses() -> int:
     from battles.services import response_requeue_stale
 
     return response_requeue_stale()
+
+
+from battles.panel.tasks import *  # noqa: E402,F403

@@ -1,13 +1,19 @@
 """Real moving parts for tests: a Celery worker (threads, in this process, on the
-real broker) and a daphne server (a forked process, on the test database), so
+real broker) and a daphne server (its own process, on the test database), so
 pages, sockets and tasks are exercised the way they run in production."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
-from functools import partial
 
+import httpx
 import pytest
+from django.conf import settings
 
 
 @pytest.fixture(scope="session")
@@ -28,41 +34,57 @@ def celery_worker(celery_worker_session, transactional_db):
     return celery_worker_session
 
 
-def _asgi_application():
-    from channels.routing import get_default_application
-    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-
-    return ASGIStaticFilesHandler(get_default_application())
-
-
 @pytest.fixture(scope="session")
-def asgi_live_server_session(django_db_setup, django_db_blocker) -> Iterator[str]:
-    """daphne forked from this process, so it inherits the test database settings.
+def asgi_live_server_session(django_db_setup, tmp_path_factory) -> Iterator[str]:
+    """daphne in a fresh interpreter (not a fork) on the test database.
 
-    * The fork would copy pytest-django's database blocker as it is outside a test
-      (blocked), so the server unblocks it at start.
-    * psycopg's pool outlives ``close_all()``: parent and child would share its sockets
-      and read each other's results. The pool is closed before the fork.
+    A fork copies the locks other threads hold at that moment (the Celery worker's, the
+    database pool's); a forked daphne sometimes hung before listening. A new process with a
+    settings module that names the test database inherits nothing but the environment
+    (Redis, var folder) and opens its own connections.
     """
-    from daphne.testing import DaphneProcess
-    from django.db import connections
+    from django.db import connection
 
-    with django_db_blocker.unblock():
-        connections.close_all()
-        for connection in connections.all(initialized_only=True):
-            if getattr(connection, "pool", None) is not None:
-                connection.close_pool()
-    process = DaphneProcess("127.0.0.1", partial(_asgi_application),
-                            setup=django_db_blocker.unblock)
-    process.start()
-    if not process.ready.wait(timeout=30):
-        process.terminate()
-        raise RuntimeError("daphne did not start for the live server")
+    folder = tmp_path_factory.mktemp("live_server")
+    (folder / "live_server_settings.py").write_text(
+        "from arena.settings import *  # noqa: F403\n"
+        f"DATABASES['default']['NAME'] = {str(connection.settings_dict['NAME'])!r}\n"
+    )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "live_server_settings",
+           "PYTHONPATH": os.pathsep.join([str(folder), str(settings.BASE_DIR)])}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+         "arena.asgi:application"],
+        cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    base_url = f"http://127.0.0.1:{port}"
     try:
-        yield f"http://127.0.0.1:{process.port.value}"
+        _wait_until_serving(process, base_url)
+        yield base_url
     finally:
         process.terminate()
-        process.join(10)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_until_serving(process: subprocess.Popen, base_url: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited: {process.stderr.read().decode()[-2000:]}")
+        try:
+            httpx.get(f"{base_url}/healthz", timeout=2)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.terminate()
+    raise RuntimeError("daphne did not start for the live server within 60 s")
 
 
 @pytest.fixture

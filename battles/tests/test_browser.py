@@ -46,7 +46,7 @@ CAUGHT_STREAMING = """([turn, position]) => {
 def arena(asgi_live_server, celery_worker, two_models, fake_openai) -> str:
     """The live site with two models that stream slowly enough to watch; its base URL.
 
-    The models need no key: daphne was forked before this test's fake server put its random
+    The models need no key: daphne was started before this test's fake server put its random
     key into the environment, so the server process could not see it.
     """
     fake_openai.token_delay = 0.05

@@ -1,0 +1,110 @@
+"""The ``panel`` board: models rated by their peers over many panels (AI-judged).
+
+Each valid ranking of n answers becomes n (n − 1) / 2 pairwise outcomes (the higher-ranked
+answer wins), stored as :class:`~battles.panel_models.PanelOutcome` rows and aggregated here
+in SQL. Pairs that contain the judge itself count unless ``ARENA_PANEL_BOARD_SELF_VOTES`` is
+off (the setting is read at every run, so turning it off re-rates from all stored panels).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Count, Q
+from django.db.models.functions import TruncDay
+
+from battles.panel.signals import panel_outcome_recorded
+from battles.panel_models import Panel, PanelOutcome, PanelStatus
+from leaderboard.boards import Board, register_board
+
+WINNERS = ("model_a", "model_b")
+
+
+def _counted():
+    outcomes = PanelOutcome.objects.all()
+    if not settings.ARENA_PANEL_BOARD_SELF_VOTES:
+        outcomes = outcomes.filter(is_self_vote=False)
+    return outcomes
+
+
+def panel_outcomes():
+    """``(model_a, model_b, winner, count)`` rows from one ``GROUP BY`` over the pair."""
+    rows = (
+        _counted()
+        .values_list("model_a_id", "model_b_id")
+        .annotate(**{f"n_{w}": Count("pk", filter=Q(winner=w)) for w in WINNERS})
+        .order_by()
+    )
+    for model_a, model_b, *counts in rows:
+        for winner, n in zip(WINNERS, counts, strict=True):
+            if n:
+                yield model_a, model_b, winner, n
+
+
+def panel_ordered_outcomes(since=None):
+    """``(model_a, model_b, winner, created_at)`` per outcome, oldest first."""
+    outcomes = _counted().order_by("created_at", "pk")
+    if since is not None:
+        outcomes = outcomes.filter(created_at__gt=since)
+    return outcomes.values_list("model_a_id", "model_b_id", "winner", "created_at").iterator(
+        chunk_size=20_000
+    )
+
+
+def panel_period_outcomes():
+    return (
+        _counted()
+        .annotate(period=TruncDay("created_at"))
+        .values_list("period", "model_a_id", "model_b_id", "winner")
+        .annotate(n=Count("pk"))
+        .order_by("period")
+    )
+
+
+EXPORT_COLUMNS = ("model_a", "model_b", "winner", "judge", "is_self_vote", "panel_id",
+                  "created_at")
+
+
+def panel_export_rows():
+    rows = _counted().values_list(
+        "model_a_id", "model_b_id", "winner", "judge_id", "is_self_vote", "panel_id",
+        "created_at",
+    ).iterator(chunk_size=20_000)
+    for row in rows:
+        yield dict(zip(EXPORT_COLUMNS, row, strict=True))
+
+
+def panel_counts() -> dict[str, int]:
+    """Finished panels, and the outcomes the self-vote setting leaves out."""
+    excluded = 0
+    if not settings.ARENA_PANEL_BOARD_SELF_VOTES:
+        excluded = PanelOutcome.objects.filter(is_self_vote=True).count()
+    return {"battles": Panel.objects.filter(status=PanelStatus.DONE).count(),
+            "votes_excluded": excluded}
+
+
+def outcome_from_signal(*, outcome: PanelOutcome, **_kwargs):
+    if outcome.is_self_vote and not settings.ARENA_PANEL_BOARD_SELF_VOTES:
+        return None
+    return (outcome.model_a_id, outcome.model_b_id, outcome.winner, outcome.created_at)
+
+
+PANEL_BOARD = register_board(
+    Board(
+        name="panel",
+        title="Panel (AI-judged)",
+        description=(
+            "Every model answers the same question and every answering model ranks all "
+            "answers, blind and in its own order; each ranking counts as pairwise wins. "
+            "Bradley–Terry ratings from the models' judgements of each other."
+        ),
+        primary_method="bt",
+        outcomes=panel_outcomes,
+        ordered_outcomes=panel_ordered_outcomes,
+        period_outcomes=panel_period_outcomes,
+        export_rows=panel_export_rows,
+        counts=panel_counts,
+        signal=panel_outcome_recorded,
+        outcome_from_signal=outcome_from_signal,
+        order=20,
+    )
+)

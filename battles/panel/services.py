@@ -1,0 +1,370 @@
+"""Writes of panel mode and its state machine (recovery of dead steps: :mod:`.recovery`).
+
+``panel_create`` starts a panel (generating, clarifying or answering); the LLM steps in
+:mod:`battles.panel.steps` and :mod:`battles.panel.questions` save their own rows and call
+:func:`panel_advance`, which moves the panel on under a row lock once a stage is complete:
+all answers in -> one judgement per answering model, each in its own shuffled order; all
+judgements in -> the verdict and the board's pairwise outcomes. Every transition checks the
+status it starts from, so a redelivered task (a worker died) only advances what is left.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from arena.ratelimit import rate_limit_hit
+from battles.panel import verdict as verdict_math
+from battles.panel.judging import shuffled_order
+from battles.panel.signals import panel_outcome_recorded
+from battles.panel_models import (
+    FINISHED_STEPS,
+    ClarificationRound,
+    Panel,
+    PanelAnswer,
+    PanelJudgement,
+    PanelOrigin,
+    PanelOutcome,
+    PanelStatus,
+    QuestionSource,
+    RoundPhase,
+    StepStatus,
+)
+
+logger = logging.getLogger(__name__)
+
+QUESTION_EMPTY = "Write a question first: it cannot be empty."
+QUESTION_TOO_LONG = "The question is too long: at most {limit:,} characters (it has {length:,})."
+UNKNOWN_MODELS = "Unknown model id(s): {ids}. GET /api/models lists the models that can answer."
+NOT_ENOUGH_MODELS = (
+    "A panel needs at least two models that can answer, and {count} {verb} available now."
+    "{skipped} Start the local models or set a provider key, then try again."
+)
+QUESTION_MODEL_UNAVAILABLE = (
+    "The question model {model} is not available ({reason}). Start it, set "
+    "ARENA_PANEL_QUESTION_MODEL to another model, or ask your own question without "
+    "clarification."
+)
+NOT_ENOUGH_ANSWERS = (
+    "Only {count} of {total} models answered; a panel needs at least two answers to judge."
+    "{failures}"
+)
+NO_VALID_RANKINGS = (
+    "No judge produced a valid ranking, so there is no verdict. Each judge's reason is shown."
+)
+NOT_WAITING_FOR_ANSWERS = "This panel is not waiting for answers to clarifying questions."
+CLARIFICATION_ANSWER_EMPTY = "Answer the clarifying questions, or skip clarification."
+NOT_THE_ASKER = "Only the person who asked this question can clarify it."
+QUESTION_GENERATION_FAILED = "The question model could not write a question: {error}"
+
+
+class PanelError(Exception):
+    """A rule was broken; ``status`` is the fitting HTTP status."""
+
+    def __init__(self, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def _clean_question(question: str) -> str:
+    text = (question or "").strip()
+    if not text:
+        raise PanelError(QUESTION_EMPTY, status=400)
+    limit = settings.ARENA_PROMPT_MAX_CHARS
+    if len(text) > limit:
+        raise PanelError(QUESTION_TOO_LONG.format(limit=limit, length=len(text)), status=422)
+    return text
+
+
+def panel_participants(*, models: list[str] | None = None) -> tuple[list[str], list[dict]]:
+    """The models to ask (slugs) and those left out with why.
+
+    Without ``models``: every available model; unavailable ones are reported unless they are
+    optional (a hosted model whose key is not set is skipped quietly, as seed 003 does).
+    With ``models``: those, in that order; unknown ids are an error, unavailable ones are
+    reported and skipped.
+    """
+    from arena.selectors import model_list_with_availability
+
+    rows = {model.slug: (model, avail) for model, avail in model_list_with_availability()}
+    if models:
+        wanted = list(dict.fromkeys(m.strip() for m in models if m and m.strip()))
+        unknown = [slug for slug in wanted if slug not in rows]
+        if unknown:
+            raise PanelError(UNKNOWN_MODELS.format(ids=", ".join(unknown)), status=422)
+    else:
+        wanted = list(rows)
+    chosen, skipped = [], []
+    for slug in wanted:
+        model, avail = rows[slug]
+        if avail.available:
+            chosen.append(slug)
+        elif models or not model.optional:
+            skipped.append({"model": slug, "name": model.name, "reason": avail.reason})
+    if len(chosen) < 2:
+        left_out = "; ".join(f"{s['name']}: {s['reason']}" for s in skipped)
+        raise PanelError(NOT_ENOUGH_MODELS.format(
+            count=len(chosen), verb="is" if len(chosen) == 1 else "are",
+            skipped=f" Left out: {left_out}." if left_out else ""), status=503)
+    return chosen, skipped
+
+
+def question_model_get():
+    """The configured question model, if it can be used now; else :class:`PanelError`."""
+    from arena.availability import model_availability
+    from arena.models import AIModel
+
+    slug = settings.ARENA_PANEL_QUESTION_MODEL
+    model = AIModel.objects.filter(pk=slug).first()
+    if model is None:
+        raise PanelError(QUESTION_MODEL_UNAVAILABLE.format(
+            model=slug, reason="not in the model registry"), status=503)
+    availability = model_availability(model)
+    if not availability.available:
+        raise PanelError(QUESTION_MODEL_UNAVAILABLE.format(
+            model=model.name, reason=availability.reason), status=503)
+    return model
+
+
+def panel_create(
+    *,
+    question: str = "",
+    session_key: str = "",
+    models: list[str] | None = None,
+    clarify: bool = False,
+    auto: bool = False,
+    origin: str = PanelOrigin.WEB,
+) -> Panel:
+    """Start a panel. ``auto``: the question model writes the question (then the models
+    answer at once); ``clarify``: the question model first checks the person's question."""
+    text = "" if auto else _clean_question(question)
+    if session_key:
+        rate_limit_hit(key=session_key, action="panel_create",
+                       limit=settings.ARENA_PANELS_PER_MINUTE, window_seconds=60)
+    participants, skipped = panel_participants(models=models)
+    question_model = question_model_get() if (auto or clarify) else None
+    from battles.panel import tasks
+
+    with transaction.atomic():
+        panel = Panel.objects.create(
+            session_key=session_key or "",
+            origin=origin,
+            question=text,
+            original_question=text,
+            question_source=QuestionSource.GENERATED if auto else QuestionSource.PERSON,
+            question_model=question_model,
+            participants=participants,
+            skipped=skipped,
+            status=(PanelStatus.GENERATING if auto
+                    else PanelStatus.CLARIFYING if clarify else PanelStatus.ANSWERING),
+        )
+        if auto:
+            tasks.panel_generate_question.delay_on_commit(str(panel.id))
+        elif clarify:
+            _open_round(panel, 1)
+        else:
+            _start_answering(panel)
+    logger.info("panel %s created (%s, %d models)", panel.id, panel.status, len(participants))
+    return panel
+
+
+def _open_round(panel: Panel, index: int) -> ClarificationRound:
+    from battles.panel import tasks
+
+    round_ = ClarificationRound.objects.create(panel=panel, index=index, question=panel.question)
+    tasks.panel_clarification_step.delay_on_commit(str(round_.id))
+    return round_
+
+
+def _start_answering(panel: Panel) -> None:
+    """Ask every participant the question (the caller holds the transaction)."""
+    from battles.panel import tasks
+
+    answers = PanelAnswer.objects.bulk_create(
+        [PanelAnswer(panel=panel, model_id=slug) for slug in panel.participants]
+    )
+    panel.status = PanelStatus.ANSWERING
+    panel.save(update_fields=["status", "question", "updated_at"])
+    for answer in answers:
+        tasks.panel_answer.delay_on_commit(str(answer.id), answer.generation)
+
+
+def _locked(panel_id) -> Panel:
+    return Panel.objects.select_for_update().get(pk=panel_id)
+
+
+def _locked_round(round_id) -> tuple[Panel, ClarificationRound]:
+    """The round and its panel, locked in the order every writer uses: panel first."""
+    panel_id = ClarificationRound.objects.values_list("panel_id", flat=True).get(pk=round_id)
+    panel = _locked(panel_id)
+    return panel, ClarificationRound.objects.select_for_update().get(pk=round_id)
+
+
+def _fail(panel: Panel, message: str) -> None:
+    panel.status = PanelStatus.FAILED
+    panel.error = message[:500]
+    panel.finished_at = timezone.now()
+    panel.save(update_fields=["status", "error", "finished_at", "updated_at"])
+    logger.warning("panel %s failed: %s", panel.id, message)
+
+
+# --- the question: generated, or clarified with the person ------------------------------
+
+
+def panel_question_generated(*, panel_id, question: str | None, error: str = "") -> None:
+    """Record the generated question (then ask the models), or the failure to write one."""
+    with transaction.atomic():
+        panel = _locked(panel_id)
+        if panel.status != PanelStatus.GENERATING:
+            return
+        if not question:
+            _fail(panel, QUESTION_GENERATION_FAILED.format(error=error or "empty reply"))
+            return
+        panel.question = panel.original_question = question
+        panel.save(update_fields=["question", "original_question", "updated_at"])
+        _start_answering(panel)
+
+
+def clarification_checked(*, round_id, reply: str, is_clear: bool, error: str = "") -> None:
+    """The question model's verdict on the question. A clear question, or a failed call
+    (clarification is a help, not a gate), goes straight to the models."""
+    with transaction.atomic():
+        panel, round_ = _locked_round(round_id)
+        if round_.phase != RoundPhase.CHECKING or panel.status != PanelStatus.CLARIFYING:
+            return
+        round_.reply, round_.is_clear, round_.error = reply, is_clear, error[:300]
+        round_.phase = RoundPhase.DONE if (is_clear or error) else RoundPhase.ASKING
+        round_.save()
+        if round_.phase == RoundPhase.DONE:
+            _start_answering(panel)
+
+
+def panel_clarification_answer(*, panel: Panel, answer: str, session_key: str = "") -> None:
+    """The person answers the clarifying questions of the open round; the model refines."""
+    text = (answer or "").strip()
+    if not text:
+        raise PanelError(CLARIFICATION_ANSWER_EMPTY, status=400)
+    from battles.panel import tasks
+
+    with transaction.atomic():
+        panel = _locked(panel.pk)
+        round_ = _asking_round(panel, session_key)
+        round_.person_answer = text[: settings.ARENA_PROMPT_MAX_CHARS]
+        round_.phase = RoundPhase.REFINING
+        round_.save(update_fields=["person_answer", "phase", "updated_at"])
+        tasks.panel_clarification_step.delay_on_commit(str(round_.id))
+
+
+def panel_clarification_skip(*, panel: Panel, session_key: str = "") -> None:
+    """Ask the models the question as it stands now."""
+    with transaction.atomic():
+        panel = _locked(panel.pk)
+        round_ = _asking_round(panel, session_key)
+        round_.phase, round_.skipped = RoundPhase.DONE, True
+        round_.save(update_fields=["phase", "skipped", "updated_at"])
+        _start_answering(panel)
+
+
+def _asking_round(panel: Panel, session_key: str) -> ClarificationRound:
+    if panel.session_key and panel.session_key != session_key:
+        raise PanelError(NOT_THE_ASKER, status=403)
+    round_ = panel.rounds.select_for_update().order_by("-index").first()
+    if panel.status != PanelStatus.CLARIFYING or round_ is None \
+            or round_.phase != RoundPhase.ASKING:
+        raise PanelError(NOT_WAITING_FOR_ANSWERS, status=409)
+    return round_
+
+
+def clarification_refined(*, round_id, question: str, error: str = "") -> None:
+    """The refined question; then another round, or the models once the rounds are used up."""
+    with transaction.atomic():
+        panel, round_ = _locked_round(round_id)
+        if round_.phase != RoundPhase.REFINING or panel.status != PanelStatus.CLARIFYING:
+            return
+        round_.refined_question = question or ""
+        round_.error = error[:300]
+        round_.phase = RoundPhase.DONE
+        round_.save()
+        if question:
+            panel.question = question
+            panel.save(update_fields=["question", "updated_at"])
+        if question and round_.index < settings.ARENA_PANEL_MAX_CLARIFICATION_ROUNDS:
+            _open_round(panel, round_.index + 1)
+        else:
+            _start_answering(panel)
+
+
+# --- answers and judgements in, verdict out --------------------------------------------
+
+
+def panel_advance(*, panel_id, rng: random.Random | None = None) -> None:
+    """Move the panel on if its current stage is complete (idempotent)."""
+    with transaction.atomic():
+        panel = _locked(panel_id)
+        if panel.status == PanelStatus.ANSWERING:
+            _maybe_start_judging(panel, rng)
+        elif panel.status == PanelStatus.JUDGING:
+            _maybe_finish(panel)
+
+
+def _maybe_start_judging(panel: Panel, rng: random.Random | None) -> None:
+    from battles.panel import tasks
+
+    answers = list(panel.answers.select_related("model"))
+    if not answers or any(a.status not in FINISHED_STEPS for a in answers):
+        return
+    done = [a for a in answers if a.status == StepStatus.DONE]
+    if len(done) < 2:
+        failures = " ".join(f"{a.model.name}: {a.error}" for a in answers
+                            if a.status == StepStatus.FAILED)
+        _fail(panel, NOT_ENOUGH_ANSWERS.format(count=len(done), total=len(answers),
+                                               failures=f" {failures}" if failures else ""))
+        return
+    keys = [a.model_id for a in done]
+    judgements = PanelJudgement.objects.bulk_create([
+        PanelJudgement(panel=panel, judge_id=a.model_id,
+                       shown_order=list(shuffled_order(keys, rng=rng)))
+        for a in done
+    ])
+    panel.status = PanelStatus.JUDGING
+    panel.save(update_fields=["status", "updated_at"])
+    for judgement in judgements:
+        tasks.panel_judge.delay_on_commit(str(judgement.id), judgement.generation)
+
+
+def _maybe_finish(panel: Panel) -> None:
+    judgements = list(panel.judgements.all())
+    if any(j.status not in FINISHED_STEPS for j in judgements):
+        return
+    competitors = list(panel.answers.filter(status=StepStatus.DONE)
+                       .order_by("model_id").values_list("model_id", flat=True))
+    rankings = {j.judge_id: j.ranking for j in judgements if j.is_valid}
+    panel.verdict = verdict_math.verdict(competitors, rankings)
+    panel.finished_at = timezone.now()
+    if not rankings:
+        panel.save(update_fields=["verdict", "updated_at"])
+        _fail(panel, NO_VALID_RANKINGS)
+        return
+    panel.status = PanelStatus.DONE
+    panel.save(update_fields=["verdict", "status", "finished_at", "updated_at"])
+    outcomes = PanelOutcome.objects.bulk_create([
+        PanelOutcome(judgement=j, panel=panel, judge_id=j.judge_id, model_a_id=a, model_b_id=b,
+                     winner=winner, is_self_vote=j.judge_id in (a, b),
+                     created_at=panel.finished_at)
+        for j in judgements if j.is_valid
+        for a, b, winner in verdict_math.pairwise_outcomes(j.ranking)
+    ])
+    transaction.on_commit(lambda: _announce(outcomes))
+    logger.info("panel %s done: %d valid rankings of %d", panel.id, len(rankings),
+                len(judgements))
+
+
+def _announce(outcomes: list[PanelOutcome]) -> None:
+    """Tell listeners (the leaderboard's panel board) about each committed outcome."""
+    for outcome in outcomes:
+        panel_outcome_recorded.send(sender=PanelOutcome, outcome=outcome)

@@ -1,0 +1,148 @@
+"""The LLM steps of a panel's answering and judging stages, run by Celery tasks.
+
+Each step loads its row, does nothing if it is stale (an older generation) or finished,
+calls the model, saves its own row, then asks :func:`services.panel_advance` to move the
+panel on. A step whose row is already finished still advances: that is how a task
+redelivered after its worker died after saving, but before advancing, completes the job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from django.db.models import Q
+from django.utils import timezone
+
+from arena.llm import ChatMessage, Completion, LLMError, complete_chat
+from arena.selectors import model_endpoint
+from battles.panel import services
+from battles.panel.judging import (
+    RankingError,
+    Shown,
+    build_judge_prompt,
+    build_retry_prompt,
+    parse_ranking,
+)
+from battles.panel_models import (
+    FINISHED_STEPS,
+    MAX_JUDGE_ATTEMPTS,
+    PanelAnswer,
+    PanelJudgement,
+    StepStatus,
+)
+from battles.selection import leaked_identity
+
+logger = logging.getLogger(__name__)
+
+UNEXPECTED_FAILURE = "The model could not be asked because of an unexpected error."
+EMPTY_REPLY = "(an empty reply)"
+
+
+def call_model(model, messages: list[ChatMessage]) -> tuple[Completion | None, str]:
+    """One non-streaming call; ``(completion, "")`` or ``(None, message safe to show)``."""
+    try:
+        return asyncio.run(complete_chat(model_endpoint(model), messages)), ""
+    except LLMError as exc:
+        return None, exc.user_message
+    except Exception:
+        logger.exception("call to %s failed unexpectedly", model.slug)
+        return None, UNEXPECTED_FAILURE
+
+
+def _claim(model, pk, generation: int) -> bool:
+    return bool(
+        model.objects.filter(pk=pk, generation=generation)
+        .exclude(Q(status__in=FINISHED_STEPS))
+        .update(status=StepStatus.RUNNING, updated_at=timezone.now())
+    )
+
+
+def panel_answer_generate(*, answer_id: str, generation: int) -> None:
+    """One model answers the panel's question."""
+    answer = PanelAnswer.objects.select_related("model", "panel").get(pk=answer_id)
+    fresh = answer.generation == generation and answer.status not in FINISHED_STEPS
+    if fresh and _claim(PanelAnswer, answer.pk, generation):
+        panel = answer.panel
+        completion, error = call_model(answer.model, [{"role": "user", "content": panel.question}])
+        if completion is not None and not completion.text.strip():
+            completion, error = None, "The model sent an empty answer."
+        fields: dict = {"status": StepStatus.FAILED, "error": error[:300]}
+        if completion is not None:
+            from arena.models import AIModel
+
+            others = AIModel.objects.filter(pk__in=panel.participants)
+            fields = {
+                "status": StepStatus.DONE,
+                "error": "",
+                "text": completion.text,
+                "names_model": (leaked_identity([completion.text], list(others)) or "")[:100],
+                "latency_ms": completion.latency_ms,
+                "input_tokens": completion.input_tokens,
+                "output_tokens": completion.output_tokens,
+                "cost_usd": completion.cost_usd,
+                "attempts": completion.attempts,
+            }
+        PanelAnswer.objects.filter(pk=answer.pk, generation=generation).update(
+            updated_at=timezone.now(), **fields)
+        logger.info("panel %s: %s answered (%s)", panel.id, answer.model_id, fields["status"])
+    services.panel_advance(panel_id=answer.panel_id)
+
+
+def panel_judgement_run(*, judgement_id: str, generation: int) -> None:
+    """One judge ranks every answer, shown in its own order under neutral labels.
+
+    A reply that is not a valid ranking is answered once with the error stated; if the
+    second reply is not valid either, the judgement is discarded with the reason kept.
+    """
+    judgement = PanelJudgement.objects.select_related("judge", "panel").get(pk=judgement_id)
+    fresh = judgement.generation == generation and judgement.status not in FINISHED_STEPS
+    if fresh and _claim(PanelJudgement, judgement.pk, generation):
+        fields = _judge(judgement)
+        PanelJudgement.objects.filter(pk=judgement.pk, generation=generation).update(
+            updated_at=timezone.now(), **fields)
+        logger.info("panel %s: %s judged (valid=%s)", judgement.panel_id, judgement.judge_id,
+                    fields.get("is_valid"))
+    services.panel_advance(panel_id=judgement.panel_id)
+
+
+def _judge(judgement: PanelJudgement) -> dict:
+    panel = judgement.panel
+    answers = dict(panel.answers.filter(status=StepStatus.DONE).values_list("model_id", "text"))
+    shown = Shown(tuple(judgement.shown_order))
+    messages: list[ChatMessage] = [
+        {"role": "user", "content": build_judge_prompt(panel.question, shown, answers)}
+    ]
+    replies: list[str] = []
+    reason = ""
+    started = time.monotonic()
+    for attempt in range(1, MAX_JUDGE_ATTEMPTS + 1):
+        completion, error = call_model(judgement.judge, messages)
+        if completion is None:
+            return {"status": StepStatus.FAILED, "error": error[:300], "replies": replies,
+                    "attempts": attempt, "is_valid": False, "ranking": None,
+                    "discard_reason": f"The judge could not be asked: {error}"[:500],
+                    "latency_ms": _elapsed(started)}
+        replies.append(completion.text)
+        try:
+            ranking = parse_ranking(completion.text, shown)
+        except RankingError as exc:
+            reason = str(exc)
+            messages += [
+                {"role": "assistant", "content": completion.text.strip() or EMPTY_REPLY},
+                {"role": "user", "content": build_retry_prompt(reason, shown)},
+            ]
+            continue
+        return {"status": StepStatus.DONE, "error": "", "replies": replies, "attempts": attempt,
+                "is_valid": True, "ranking": ranking, "discard_reason": "",
+                "latency_ms": _elapsed(started)}
+    return {"status": StepStatus.DONE, "error": "", "replies": replies,
+            "attempts": MAX_JUDGE_ATTEMPTS, "is_valid": False, "ranking": None,
+            "discard_reason": (f"Not a valid ranking after {MAX_JUDGE_ATTEMPTS} attempts: "
+                               f"{reason}")[:500],
+            "latency_ms": _elapsed(started)}
+
+
+def _elapsed(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)

@@ -1,0 +1,98 @@
+"""A worker dying mid-panel loses nothing: steps run here one by one, tasks are recorded."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from battles.panel import recovery, services, steps, tasks
+from battles.panel_models import PanelAnswer, PanelStatus, StepStatus
+from battles.tests.panel_support import panel_setup
+
+QUESTION = "What is 2+2?"
+
+
+class WorkerLost(BaseException):
+    """Stands in for the process dying: nothing after it runs."""
+
+
+@pytest.fixture
+def recorded(db, monkeypatch, fake_openai, fake_anthropic, settings):
+    """Task sends recorded as (task name, args) instead of going to the broker."""
+    panel_setup(fake_openai, fake_anthropic, settings, monkeypatch)
+    calls = []
+    for name in ("panel_answer", "panel_judge", "panel_generate_question",
+                 "panel_clarification_step"):
+        def record(*args, _name=name, **kwargs):
+            calls.append((_name, args))
+
+        monkeypatch.setattr(getattr(tasks, name), "delay_on_commit", record)
+        monkeypatch.setattr(getattr(tasks, name), "delay", record)
+    return calls
+
+
+def sent(calls, name):
+    return [args for task, args in calls if task == name]
+
+
+def test_a_redelivered_answer_task_advances_without_asking_again(recorded, monkeypatch,
+                                                                 fake_openai, fake_anthropic):
+    panel = services.panel_create(question=QUESTION)
+    first, second, third = sent(recorded, "panel_answer")
+    for answer_id, generation in (first, second):
+        steps.panel_answer_generate(answer_id=answer_id, generation=generation)
+
+    def die(**kwargs):
+        raise WorkerLost
+
+    with monkeypatch.context() as patched, pytest.raises(WorkerLost):
+        patched.setattr(services, "panel_advance", die)
+        steps.panel_answer_generate(answer_id=third[0], generation=third[1])
+    assert PanelAnswer.objects.get(pk=third[0]).status == StepStatus.DONE  # saved before dying
+    panel.refresh_from_db()
+    assert panel.status == PanelStatus.ANSWERING
+
+    asked = len(fake_openai.chat_requests) + len(fake_anthropic.chat_requests)
+    steps.panel_answer_generate(answer_id=third[0], generation=third[1])  # the redelivery
+    assert len(fake_openai.chat_requests) + len(fake_anthropic.chat_requests) == asked
+    panel.refresh_from_db()
+    assert panel.status == PanelStatus.JUDGING
+    assert len(sent(recorded, "panel_judge")) == 3
+
+
+def test_a_stuck_step_is_restarted_and_the_old_job_cannot_overwrite(recorded):
+    panel = services.panel_create(question=QUESTION)
+    answers = sent(recorded, "panel_answer")
+    for answer_id, generation in answers[1:]:
+        steps.panel_answer_generate(answer_id=answer_id, generation=generation)
+    stuck_id, old_generation = answers[0]
+    long_ago = timezone.now() - timedelta(hours=1)
+    PanelAnswer.objects.filter(pk=stuck_id).update(status=StepStatus.RUNNING,
+                                                   updated_at=long_ago)
+
+    assert recovery.panel_resume_stale(older_than_seconds=60) == 1
+    restarted = sent(recorded, "panel_answer")[-1]
+    assert restarted == (stuck_id, old_generation + 1)
+    steps.panel_answer_generate(answer_id=stuck_id, generation=old_generation)  # the slow one
+    assert PanelAnswer.objects.get(pk=stuck_id).status == StepStatus.PENDING
+    steps.panel_answer_generate(answer_id=stuck_id, generation=restarted[1])
+    assert PanelAnswer.objects.get(pk=stuck_id).status == StepStatus.DONE
+    panel.refresh_from_db()
+    assert panel.status == PanelStatus.JUDGING
+
+    for judgement_id, generation in sent(recorded, "panel_judge"):
+        steps.panel_judgement_run(judgement_id=judgement_id, generation=generation)
+    panel.refresh_from_db()
+    assert panel.status == PanelStatus.DONE and panel.verdict["judges_counted"] == 3
+    assert recovery.panel_resume_stale(older_than_seconds=60) == 0
+
+
+def test_each_judge_gets_its_own_order(recorded):
+    services.panel_create(question=QUESTION)
+    for answer_id, generation in sent(recorded, "panel_answer"):
+        steps.panel_answer_generate(answer_id=answer_id, generation=generation)
+    from battles.panel_models import PanelJudgement
+
+    orders = [tuple(j.shown_order) for j in PanelJudgement.objects.all()]
+    assert len(orders) == 3 and all(sorted(o) == ["alpha-7b", "beta-3b", "gamma-1b"]
+                                    for o in orders)
