@@ -27,12 +27,17 @@ def panel_command(*args, stdin=None, monkeypatch=None):
     out, err = io.StringIO(), io.StringIO()
     if stdin is not None:
         monkeypatch.setattr("sys.stdin", stdin)
-    call_command("panel", *args, stdout=out, stderr=err)
+    call_command("panel", *args, "--worker", "external", "--timeout", "60", stdout=out,
+                 stderr=err)
     return out.getvalue(), err.getvalue()
 
 
 def test_a_panel_from_the_command_line(panel_models, fake_openai, fake_anthropic):
-    out, _ = panel_command("What is 2+2?", "--no-clarify")
+    out = io.StringIO()
+    # The default: find the running worker with a ping (the test's worker answers).
+    call_command("panel", "What is 2+2?", "--no-clarify", "--timeout", "60", stdout=out)
+    out = out.getvalue()
+    assert "Starting a Celery worker" not in out
     panel = Panel.objects.get()
     assert panel.status == PanelStatus.DONE and panel.origin == PanelOrigin.CLI
     # Key status: at most a four-character prefix, never the key.

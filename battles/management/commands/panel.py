@@ -28,6 +28,7 @@ from battles.panel_models import PanelOrigin
 
 POLL_SECONDS = 0.3
 WORKER_START_SECONDS = 60
+PING_SECONDS = 3.0
 
 
 class Command(BaseCommand):
@@ -45,9 +46,13 @@ class Command(BaseCommand):
                             help="Print the whole result as JSON on stdout (display on stderr).")
         parser.add_argument("--timeout", type=float, default=900.0,
                             help="Seconds to wait for the panel (default 900).")
+        parser.add_argument("--worker", choices=("auto", "external", "start"), default="auto",
+                            help="auto: start a Celery worker process unless one answers a "
+                                 "ping (default); external: workers run elsewhere (remote "
+                                 "control may be off); start: always start one.")
 
     def handle(self, *args, question="", auto=False, models=None, no_clarify=False,
-               as_json=False, timeout=900.0, **options):
+               as_json=False, timeout=900.0, worker="auto", **options):
         from arena.selectors import model_list_with_availability
 
         console = Console(file=self.stderr if as_json else self.stdout, highlight=False,
@@ -61,7 +66,8 @@ class Command(BaseCommand):
         with ExitStack() as stack:
             if as_json:
                 stack.enter_context(_logs_to_stderr())
-            stack.enter_context(_worker(console))
+            if worker != "external":
+                stack.enter_context(_worker(console, always=worker == "start"))
             try:
                 panel = services.panel_create(question=question, models=models, auto=auto,
                                               clarify=clarify, origin=PanelOrigin.CLI)
@@ -132,19 +138,19 @@ class Command(BaseCommand):
 
 
 @contextmanager
-def _worker(console: Console):
+def _worker(console: Console, *, always: bool = False):
     """Start a Celery worker process for this command unless one already answers a ping."""
     from arena.celery import app
 
     try:
-        replies = app.control.ping(timeout=1.0, limit=1)
+        replies = [] if always else app.control.ping(timeout=PING_SECONDS, limit=1)
     except Exception as exc:  # the broker itself is down
         raise CommandError(f"Redis is not reachable ({exc}); start the arena "
                            "(python3 dev.py run) or set REDIS_URL.") from None
     if replies:
         yield
         return
-    console.print("[dim]No Celery worker answered: starting one for this command.[/dim]")
+    console.print("[dim]Starting a Celery worker for this command.[/dim]")
     name = f"panel-cli-{os.getpid()}@{socket.gethostname()}"
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "threads",
@@ -154,7 +160,7 @@ def _worker(console: Console):
     )
     try:
         deadline = time.monotonic() + WORKER_START_SECONDS
-        while not app.control.ping(destination=[name], timeout=0.5, limit=1):
+        while not _answers(app, name):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise CommandError("Could not start a Celery worker; start the arena "
                                    "(python3 dev.py run) and try again.")
@@ -166,6 +172,13 @@ def _worker(console: Console):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def _answers(app, name: str) -> bool:
+    try:
+        return bool(app.control.ping(destination=[name], timeout=0.5, limit=1))
+    except Exception:  # not reachable yet
+        return False
 
 
 @contextmanager
