@@ -92,6 +92,27 @@ class Board:
             raise ValueError(f"board {self.name}: give both signal and outcome_from_signal")
 
 
+def grouped_outcomes(queryset, *, model_a: str, model_b: str) -> Iterable[OutcomeRow]:
+    """``(subject_a, subject_b, winner, count)`` rows from one ``GROUP BY`` over the pair.
+
+    A ``COUNT(*) FILTER`` per result gives the same numbers as grouping by (pair, result)
+    with a quarter of the groups, which halves the query on large tables. ``queryset``
+    holds the counted outcomes and has a ``winner`` field; ``model_a``/``model_b`` name
+    the fields (or lookups) of the two subjects. Rows with a zero count are left out.
+    """
+    from django.db.models import Count, Q
+
+    rows = (
+        queryset.values_list(model_a, model_b)
+        .annotate(**{f"n_{w}": Count("pk", filter=Q(winner=w)) for w in WINNERS})
+        .order_by()
+    )
+    for subject_a, subject_b, *counts in rows:
+        for winner, n in zip(WINNERS, counts, strict=True):
+            if n:
+                yield subject_a, subject_b, winner, n
+
+
 class UnknownBoard(LookupError):
     pass
 

@@ -9,14 +9,12 @@ off (the setting is read at every run, so turning it off re-rates from all store
 from __future__ import annotations
 
 from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.db.models.functions import TruncDay
 
 from battles.panel.signals import panel_outcome_recorded
 from battles.panel_models import Panel, PanelOutcome, PanelStatus
-from leaderboard.boards import Board, register_board
-
-WINNERS = ("model_a", "model_b")
+from leaderboard.boards import Board, grouped_outcomes, register_board
 
 
 def _counted():
@@ -28,16 +26,7 @@ def _counted():
 
 def panel_outcomes():
     """``(model_a, model_b, winner, count)`` rows from one ``GROUP BY`` over the pair."""
-    rows = (
-        _counted()
-        .values_list("model_a_id", "model_b_id")
-        .annotate(**{f"n_{w}": Count("pk", filter=Q(winner=w)) for w in WINNERS})
-        .order_by()
-    )
-    for model_a, model_b, *counts in rows:
-        for winner, n in zip(WINNERS, counts, strict=True):
-            if n:
-                yield model_a, model_b, winner, n
+    return grouped_outcomes(_counted(), model_a="model_a_id", model_b="model_b_id")
 
 
 def panel_ordered_outcomes(since=None):
