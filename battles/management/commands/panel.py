@@ -101,6 +101,10 @@ class Command(BaseCommand):
                 self._clarify(console, view)
                 continue
             if view.answers or view.panel.is_finished:
+                last = view.rounds[-1] if view.rounds else None
+                if last is not None and last.is_clear:
+                    console.print(f"[dim]{view.panel.question_model.name} found the question "
+                                  "clear.[/dim]")
                 console.print(Markdown(f"**Question:** {view.panel.question}"))
                 return self._progress(console, panel_id, deadline)
             status = view.panel.get_status_display()

@@ -1,0 +1,67 @@
+"""Admin views of battles and panels: read-mostly, for looking into what happened."""
+
+from django.contrib import admin
+
+from battles.models import Battle, Response, Turn, Vote
+from battles.panel_models import Panel, PanelAnswer, PanelJudgement
+
+
+class TurnInline(admin.TabularInline):
+    model = Turn
+    extra = 0
+    fields = ("index", "prompt", "created_at")
+    readonly_fields = fields
+    show_change_link = True
+
+
+@admin.register(Battle)
+class BattleAdmin(admin.ModelAdmin):
+    list_display = ("id", "title", "model_a", "model_b", "model_a_position", "is_demo",
+                    "created_at", "last_active_at")
+    list_filter = ("is_demo", "model_a", "model_b")
+    search_fields = ("id", "title", "session_key")
+    readonly_fields = ("id", "session_key", "created_at")
+    inlines = [TurnInline]
+
+
+@admin.register(Turn)
+class TurnAdmin(admin.ModelAdmin):
+    list_display = ("battle", "index", "created_at")
+    readonly_fields = ("id", "battle", "index", "created_at")
+
+
+@admin.register(Response)
+class ResponseAdmin(admin.ModelAdmin):
+    list_display = ("turn", "slot", "status", "latency_ms", "output_tokens", "attempts")
+    list_filter = ("status",)
+    readonly_fields = ("id", "turn", "slot", "generation", "updated_at")
+
+
+@admin.register(Vote)
+class VoteAdmin(admin.ModelAdmin):
+    list_display = ("battle", "choice", "winner", "counts_for_rating", "exclusion_reason",
+                    "created_at")
+    list_filter = ("choice", "counts_for_rating")
+    readonly_fields = ("id", "battle", "choice", "winner", "score_a", "score_b", "created_at")
+
+
+class PanelAnswerInline(admin.TabularInline):
+    model = PanelAnswer
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+class PanelJudgementInline(admin.TabularInline):
+    model = PanelJudgement
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Panel)
+class PanelAdmin(admin.ModelAdmin):
+    list_display = ("id", "question", "status", "created_at")
+    list_filter = ("status",)
+    search_fields = ("id", "question")
+    inlines = [PanelAnswerInline, PanelJudgementInline]
