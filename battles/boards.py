@@ -7,13 +7,17 @@ over the pair (model a, model b) with a count per result.
 
 from __future__ import annotations
 
-from django.db import connection
-from django.db.models import Count, FloatField
-from django.db.models.functions import Cast, Extract, TruncDay
-
 from battles.models import Battle, Vote
 from battles.signals import vote_recorded
-from leaderboard.boards import Board, grouped_outcomes, register_board
+from leaderboard.boards import (
+    Board,
+    grouped_outcomes,
+    ordered_outcomes,
+    period_outcomes,
+    register_board,
+)
+
+PAIR = {"model_a": "battle__model_a_id", "model_b": "battle__model_b_id"}
 
 
 def _counted():
@@ -22,48 +26,17 @@ def _counted():
 
 def text_outcomes():
     """``(model_a, model_b, winner, count)`` rows of counted votes, aggregated in SQL."""
-    return grouped_outcomes(_counted(), model_a="battle__model_a_id",
-                            model_b="battle__model_b_id")
+    return grouped_outcomes(_counted(), **PAIR)
 
 
 def text_ordered_outcomes(since=None):
-    """``(model_a, model_b, winner, time)`` per counted vote, oldest first (after ``since``).
-
-    On PostgreSQL the time is POSIX seconds (a float): turning a million timestamps into
-    datetimes costs seconds in Python, a float costs nothing.
-    """
-    votes = _counted().order_by("created_at", "pk")
-    if since is not None:
-        votes = votes.filter(created_at__gt=since)
-    columns = ("battle__model_a_id", "battle__model_b_id", "winner")
-    if connection.vendor != "postgresql":
-        return votes.values_list(*columns, "created_at").iterator(chunk_size=50_000)
-    votes = votes.annotate(ts=Cast(Extract("created_at", "epoch"), FloatField()))
-    return _fetch_plain(votes.values_list(*columns, "ts"))
-
-
-def _fetch_plain(queryset):
-    """Rows of a values_list query straight from a client-side cursor, in chunks.
-
-    For a million rows this is several times faster than ``.iterator()`` (a server-side
-    cursor plus Django's per-row converters), and the values need no conversion.
-    """
-    sql, params = queryset.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        while chunk := cursor.fetchmany(50_000):
-            yield from chunk
+    """Counted votes one by one, oldest first (replays the online Elo)."""
+    return ordered_outcomes(_counted(), since=since, **PAIR)
 
 
 def text_period_outcomes():
-    """Counted votes grouped by day (Glicko-2 rating periods of seed 004: 24 hours)."""
-    return (
-        _counted()
-        .annotate(period=TruncDay("created_at"))
-        .values_list("period", "battle__model_a_id", "battle__model_b_id", "winner")
-        .annotate(n=Count("pk"))
-        .order_by("period")
-    )
+    """Counted votes grouped by day (Glicko-2 rating periods)."""
+    return period_outcomes(_counted(), **PAIR)
 
 
 EXPORT_COLUMNS = ("model_a", "model_b", "winner", "vote_id", "battle_id", "created_at",

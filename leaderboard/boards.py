@@ -113,6 +113,52 @@ def grouped_outcomes(queryset, *, model_a: str, model_b: str) -> Iterable[Outcom
                 yield subject_a, subject_b, winner, n
 
 
+def ordered_outcomes(queryset, *, model_a: str, model_b: str, since=None):
+    """``(subject_a, subject_b, winner, time)`` per counted outcome, oldest first (after
+    ``since``); ``queryset`` has ``winner`` and ``created_at`` fields.
+
+    On PostgreSQL the time is POSIX seconds (a float) read straight from a client-side
+    cursor: for a million rows that is several times faster than ``.iterator()`` with
+    Django's per-row converters, and a float needs no datetime built in Python.
+    """
+    from django.db import connection
+    from django.db.models import FloatField
+    from django.db.models.functions import Cast, Extract
+
+    rows = queryset.order_by("created_at", "pk")
+    if since is not None:
+        rows = rows.filter(created_at__gt=since)
+    columns = (model_a, model_b, "winner")
+    if connection.vendor != "postgresql":
+        return rows.values_list(*columns, "created_at").iterator(chunk_size=50_000)
+    rows = rows.annotate(ts=Cast(Extract("created_at", "epoch"), FloatField()))
+    return _fetch_plain(rows.values_list(*columns, "ts"))
+
+
+def _fetch_plain(queryset):
+    from django.db import connection
+
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while chunk := cursor.fetchmany(50_000):
+            yield from chunk
+
+
+def period_outcomes(queryset, *, model_a: str, model_b: str):
+    """``(day, subject_a, subject_b, winner, count)``: outcomes grouped by day, the
+    Glicko-2 rating period (seed 004: 24 hours)."""
+    from django.db.models import Count
+    from django.db.models.functions import TruncDay
+
+    return (
+        queryset.annotate(period=TruncDay("created_at"))
+        .values_list("period", model_a, model_b, "winner")
+        .annotate(n=Count("pk"))
+        .order_by("period")
+    )
+
+
 class UnknownBoard(LookupError):
     pass
 

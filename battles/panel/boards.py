@@ -9,12 +9,18 @@ off (the setting is read at every run, so turning it off re-rates from all store
 from __future__ import annotations
 
 from django.conf import settings
-from django.db.models import Count
-from django.db.models.functions import TruncDay
 
 from battles.panel.signals import panel_outcome_recorded
 from battles.panel_models import Panel, PanelOutcome, PanelStatus
-from leaderboard.boards import Board, grouped_outcomes, register_board
+from leaderboard.boards import (
+    Board,
+    grouped_outcomes,
+    ordered_outcomes,
+    period_outcomes,
+    register_board,
+)
+
+PAIR = {"model_a": "model_a_id", "model_b": "model_b_id"}
 
 
 def _counted():
@@ -26,27 +32,16 @@ def _counted():
 
 def panel_outcomes():
     """``(model_a, model_b, winner, count)`` rows from one ``GROUP BY`` over the pair."""
-    return grouped_outcomes(_counted(), model_a="model_a_id", model_b="model_b_id")
+    return grouped_outcomes(_counted(), **PAIR)
 
 
 def panel_ordered_outcomes(since=None):
-    """``(model_a, model_b, winner, created_at)`` per outcome, oldest first."""
-    outcomes = _counted().order_by("created_at", "pk")
-    if since is not None:
-        outcomes = outcomes.filter(created_at__gt=since)
-    return outcomes.values_list("model_a_id", "model_b_id", "winner", "created_at").iterator(
-        chunk_size=20_000
-    )
+    """Outcomes one by one, oldest first (replays the online Elo)."""
+    return ordered_outcomes(_counted(), since=since, **PAIR)
 
 
 def panel_period_outcomes():
-    return (
-        _counted()
-        .annotate(period=TruncDay("created_at"))
-        .values_list("period", "model_a_id", "model_b_id", "winner")
-        .annotate(n=Count("pk"))
-        .order_by("period")
-    )
+    return period_outcomes(_counted(), **PAIR)
 
 
 EXPORT_COLUMNS = ("model_a", "model_b", "winner", "judge", "is_self_vote", "panel_id",
