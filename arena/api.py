@@ -54,7 +54,7 @@ def _mount_app_routers() -> None:
 
     api.add_router("", battles_router)
     api.add_router("", "leaderboard.api.router")
-    api.add_router("", "battles.panel.api.router")
+    api.add_router("", "panels.api.router")
 
 
 _mount_app_routers()

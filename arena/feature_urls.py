@@ -7,7 +7,7 @@ coming_soon = TemplateView.as_view(template_name="arena/coming_soon.html")
 
 urlpatterns = [
     path("battle/", include("battles.urls")),
-    path("panel/", include("battles.panel.urls")),
+    path("panel/", include("panels.urls")),
     path("debates/", coming_soon, {"mode": "Debates"}, name="debates"),
     path("voice/", coming_soon, {"mode": "Voice"}, name="voice"),
     path("leaderboard/", include("leaderboard.urls")),

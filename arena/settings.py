@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "channels",
     "arena",
     "battles",
+    "panels",
     "debates",
     "agents",
     "leaderboard",
@@ -327,6 +328,6 @@ ARENA_PANEL_BOARD_SELF_VOTES = env_bool("ARENA_PANEL_BOARD_SELF_VOTES", True)
 # A step (answer, judgement, clarification call) untouched this long is restarted.
 ARENA_PANEL_STALE_SECONDS = env_int("ARENA_PANEL_STALE_SECONDS", 600, minimum=30)
 CELERY_BEAT_SCHEDULE["panel-resume-stale"] = {
-    "task": "battles.panel.tasks.panel_resume_stale",
+    "task": "panels.tasks.panel_resume_stale",
     "schedule": 120.0,
 }

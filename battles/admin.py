@@ -1,9 +1,8 @@
-"""Admin views of battles and panels: read-mostly, for looking into what happened."""
+"""Admin views of battles: read-mostly, for looking into what happened."""
 
 from django.contrib import admin
 
 from battles.models import Battle, Response, Turn, Vote
-from battles.panel_models import Panel, PanelAnswer, PanelJudgement
 
 
 class TurnInline(admin.TabularInline):
@@ -44,24 +43,3 @@ class VoteAdmin(admin.ModelAdmin):
     list_filter = ("choice", "counts_for_rating")
     readonly_fields = ("id", "battle", "choice", "winner", "score_a", "score_b", "created_at")
 
-
-class PanelAnswerInline(admin.TabularInline):
-    model = PanelAnswer
-    extra = 0
-    can_delete = False
-    show_change_link = True
-
-
-class PanelJudgementInline(admin.TabularInline):
-    model = PanelJudgement
-    extra = 0
-    can_delete = False
-    show_change_link = True
-
-
-@admin.register(Panel)
-class PanelAdmin(admin.ModelAdmin):
-    list_display = ("id", "question", "status", "created_at")
-    list_filter = ("status",)
-    search_fields = ("id", "question")
-    inlines = [PanelAnswerInline, PanelJudgementInline]

@@ -92,5 +92,3 @@ TEXT_BOARD = register_board(
     )
 )
 
-
-import battles.panel.boards  # noqa: E402,F401

@@ -164,5 +164,3 @@ class Vote(models.Model):
     def __str__(self) -> str:
         return f"{self.choice} on {self.battle_id}"
 
-
-from battles.panel_models import *  # noqa: E402,F403

@@ -22,5 +22,3 @@ def requeue_stale_responses() -> int:
 
     return response_requeue_stale()
 
-
-from battles.panel.tasks import *  # noqa: E402,F403

@@ -6,12 +6,12 @@ from battles.models import Battle
 
 
 @pytest.mark.django_db
-def test_admin_lists_battles_votes_models_and_panels(admin_client):
+def test_admin_lists_battles_votes_and_models(admin_client):
     models_sync()
     call_command("seed_demo", "--battles", "5", stdout=None)
     battle = Battle.objects.first()
     for url in ("/admin/battles/battle/", f"/admin/battles/battle/{battle.pk}/change/",
-                "/admin/battles/vote/", "/admin/battles/response/", "/admin/battles/panel/",
+                "/admin/battles/vote/", "/admin/battles/response/",
                 "/admin/arena/aimodel/"):
         response = admin_client.get(url)
         assert response.status_code == 200, url

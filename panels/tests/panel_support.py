@@ -18,7 +18,7 @@ import pytest
 
 from arena.models import AIModel, ProviderKind
 from arena.testing.fake_providers import Behaviour
-from battles.panel_models import Panel
+from panels.models import Panel
 
 JUDGE_MARK = "You are judging a competition"
 CLARIFY_MARK = "Is the question clear and specific enough"

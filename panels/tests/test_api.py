@@ -5,8 +5,8 @@ import json
 import pytest
 from django.test import Client
 
-from battles.panel_models import Panel, PanelStatus, RoundPhase
-from battles.tests.panel_support import (
+from panels.models import Panel, PanelStatus, RoundPhase
+from panels.tests.panel_support import (
     failing,
     panel_setup,
     wait_finished,

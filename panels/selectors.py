@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Prefetch, Q
 
 from arena.models import AIModel
-from battles.panel.judging import LABELS
-from battles.panel_models import (
+from panels.judging import LABELS
+from panels.models import (
     FINISHED_STEPS,
     ClarificationRound,
     Panel,

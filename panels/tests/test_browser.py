@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from arena.testing.browser import browser_page
-from battles.panel_models import Panel, PanelStatus
-from battles.tests.panel_support import PanelScript, make_model, wait_for, worker_idle
+from panels.models import Panel, PanelStatus
+from panels.tests.panel_support import PanelScript, make_model, wait_for, worker_idle
 
 pytestmark = pytest.mark.browser
 

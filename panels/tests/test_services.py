@@ -4,10 +4,10 @@ import threading
 
 import pytest
 
-from battles.panel import services
-from battles.panel.selectors import panel_get, panel_payload, panel_view
-from battles.panel.services import PanelError
-from battles.panel_models import (
+from panels import services
+from panels.selectors import panel_get, panel_payload, panel_view
+from panels.services import PanelError
+from panels.models import (
     ClarificationRound,
     PanelAnswer,
     PanelJudgement,
@@ -16,7 +16,7 @@ from battles.panel_models import (
     RoundPhase,
     StepStatus,
 )
-from battles.tests.panel_support import (
+from panels.tests.panel_support import (
     PanelScript,
     failing,
     labels_in,

@@ -15,9 +15,9 @@ from ninja.errors import HttpError
 
 from arena.ratelimit import RateLimited
 from arena.sessions import session_key_for
-from battles.panel import selectors, services
-from battles.panel.services import PanelError
-from battles.panel_models import PanelOrigin
+from panels import selectors, services
+from panels.services import PanelError
+from panels.models import PanelOrigin
 
 router = Router(tags=["panel"])
 

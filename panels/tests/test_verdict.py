@@ -2,7 +2,7 @@
 
 import pytest
 
-from battles.panel import verdict
+from panels import verdict
 
 MODELS = ["p1", "p2", "p3"]
 # Seed 003's data-flow example: three judges, rankings best first.

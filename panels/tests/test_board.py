@@ -3,10 +3,10 @@
 import pytest
 from django.test import Client
 
-from battles.panel import services
-from battles.panel.boards import panel_counts, panel_outcomes
-from battles.panel_models import PanelOutcome, PanelStatus
-from battles.tests.panel_support import (
+from panels import services
+from panels.boards import panel_counts, panel_outcomes
+from panels.models import PanelOutcome, PanelStatus
+from panels.tests.panel_support import (
     PanelScript,
     panel_setup,
     self_first,

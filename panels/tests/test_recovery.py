@@ -5,9 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from battles.panel import recovery, services, steps, tasks
-from battles.panel_models import PanelAnswer, PanelStatus, StepStatus
-from battles.tests.panel_support import panel_setup
+from panels import recovery, services, steps, tasks
+from panels.models import PanelAnswer, PanelStatus, StepStatus
+from panels.tests.panel_support import panel_setup
 
 QUESTION = "What is 2+2?"
 
@@ -91,7 +91,7 @@ def test_each_judge_gets_its_own_order(recorded):
     services.panel_create(question=QUESTION)
     for answer_id, generation in sent(recorded, "panel_answer"):
         steps.panel_answer_generate(answer_id=answer_id, generation=generation)
-    from battles.panel_models import PanelJudgement
+    from panels.models import PanelJudgement
 
     orders = [tuple(j.shown_order) for j in PanelJudgement.objects.all()]
     assert len(orders) == 3 and all(sorted(o) == ["alpha-7b", "beta-3b", "gamma-1b"]

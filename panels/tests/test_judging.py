@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from battles.panel import judging
-from battles.panel.judging import RankingError, Shown
+from panels import judging
+from panels.judging import RankingError, Shown
 
 SHOWN = Shown(("beta", "gamma", "alpha"))  # A = beta, B = gamma, C = alpha
 

@@ -17,15 +17,15 @@ from django.utils import timezone
 
 from arena.llm import ChatMessage, Completion, LLMError, complete_chat
 from arena.selectors import model_endpoint
-from battles.panel import services
-from battles.panel.judging import (
+from panels import services
+from panels.judging import (
     RankingError,
     Shown,
     build_judge_prompt,
     build_retry_prompt,
     parse_ranking,
 )
-from battles.panel_models import (
+from panels.models import (
     FINISHED_STEPS,
     MAX_JUDGE_ATTEMPTS,
     PanelAnswer,

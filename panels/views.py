@@ -15,11 +15,11 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from arena.ratelimit import RateLimited
 from arena.sessions import session_key_for
-from battles.panel import selectors, services
-from battles.panel.services import PanelError
-from battles.panel_models import PanelOrigin
+from panels import selectors, services
+from panels.services import PanelError
+from panels.models import PanelOrigin
 
-TEMPLATE = "battles/panel.html"
+TEMPLATE = "panels/panel.html"
 
 
 def _panel_context(request: HttpRequest, panel_id, **extra) -> dict:

@@ -10,7 +10,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel as Box
 from rich.table import Table
 
-from battles.panel.selectors import PanelView
+from panels.selectors import PanelView
 
 KEY_PREFIX_CHARS = 4  # seed 003's prefix_len: enough to tell keys apart, never more
 _MIN_KEY_FOR_PREFIX = 12  # shorter values show no characters at all

@@ -22,9 +22,9 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from battles.panel import display, selectors, services
-from battles.panel.services import PanelError
-from battles.panel_models import PanelOrigin
+from panels import display, selectors, services
+from panels.services import PanelError
+from panels.models import PanelOrigin
 
 POLL_SECONDS = 0.3
 WORKER_START_SECONDS = 60

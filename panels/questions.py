@@ -3,16 +3,16 @@
 of a person's question for up to ``ARENA_PANEL_MAX_CLARIFICATION_ROUNDS`` rounds (5).
 
 Prompt building and reply parsing are pure; the two step functions call the model and hand
-the result to :mod:`battles.panel.services`, which moves the panel on.
+the result to :mod:`panels.services`, which moves the panel on.
 """
 
 from __future__ import annotations
 
 import re
 
-from battles.panel import services
-from battles.panel.steps import call_model
-from battles.panel_models import ClarificationRound, Panel, PanelStatus, RoundPhase
+from panels import services
+from panels.steps import call_model
+from panels.models import ClarificationRound, Panel, PanelStatus, RoundPhase
 
 MAX_QUESTION_CHARS = 2000
 

@@ -9,8 +9,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from battles.panel.services import panel_advance
-from battles.panel_models import (
+from panels.services import panel_advance
+from panels.models import (
     FINISHED_STEPS,
     ClarificationRound,
     Panel,
@@ -31,7 +31,7 @@ def panel_resume_stale(*, older_than_seconds: int | None = None) -> int:
     was only slow can no longer save) and are enqueued again; so are clarification calls and
     question generation. Returns how many steps were restarted.
     """
-    from battles.panel import tasks
+    from panels import tasks
 
     seconds = older_than_seconds or settings.ARENA_PANEL_STALE_SECONDS
     cutoff = timezone.now() - timedelta(seconds=seconds)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from battles.panel import views
+from panels import views
 
 app_name = "panel"
 urlpatterns = [

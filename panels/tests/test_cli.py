@@ -6,8 +6,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from battles.panel_models import Panel, PanelOrigin, PanelStatus
-from battles.tests.panel_support import failing, panel_setup, wait_for, worker_idle
+from panels.models import Panel, PanelOrigin, PanelStatus
+from panels.tests.panel_support import failing, panel_setup, wait_for, worker_idle
 
 
 @pytest.fixture

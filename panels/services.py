@@ -1,7 +1,7 @@
 """Writes of panel mode and its state machine (recovery of dead steps: :mod:`.recovery`).
 
 ``panel_create`` starts a panel (generating, clarifying or answering); the LLM steps in
-:mod:`battles.panel.steps` and :mod:`battles.panel.questions` save their own rows and call
+:mod:`panels.steps` and :mod:`panels.questions` save their own rows and call
 :func:`panel_advance`, which moves the panel on under a row lock once a stage is complete:
 all answers in -> one judgement per answering model, each in its own shuffled order; all
 judgements in -> the verdict and the board's pairwise outcomes. Every transition checks the
@@ -18,10 +18,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.ratelimit import rate_limit_hit
-from battles.panel import verdict as verdict_math
-from battles.panel.judging import shuffled_order
-from battles.panel.signals import panel_outcome_recorded
-from battles.panel_models import (
+from panels import verdict as verdict_math
+from panels.judging import shuffled_order
+from panels.signals import panel_outcome_recorded
+from panels.models import (
     FINISHED_STEPS,
     ClarificationRound,
     Panel,
@@ -148,7 +148,7 @@ def panel_create(
                        limit=settings.ARENA_PANELS_PER_MINUTE, window_seconds=60)
     participants, skipped = panel_participants(models=models)
     question_model = question_model_get() if (auto or clarify) else None
-    from battles.panel import tasks
+    from panels import tasks
 
     with transaction.atomic():
         panel = Panel.objects.create(
@@ -174,7 +174,7 @@ def panel_create(
 
 
 def _open_round(panel: Panel, index: int) -> ClarificationRound:
-    from battles.panel import tasks
+    from panels import tasks
 
     round_ = ClarificationRound.objects.create(panel=panel, index=index, question=panel.question)
     tasks.panel_clarification_step.delay_on_commit(str(round_.id))
@@ -183,7 +183,7 @@ def _open_round(panel: Panel, index: int) -> ClarificationRound:
 
 def _start_answering(panel: Panel) -> None:
     """Ask every participant the question (the caller holds the transaction)."""
-    from battles.panel import tasks
+    from panels import tasks
 
     answers = PanelAnswer.objects.bulk_create(
         [PanelAnswer(panel=panel, model_id=slug) for slug in panel.participants]
@@ -249,7 +249,7 @@ def panel_clarification_answer(*, panel: Panel, answer: str, session_key: str = 
     text = (answer or "").strip()
     if not text:
         raise PanelError(CLARIFICATION_ANSWER_EMPTY, status=400)
-    from battles.panel import tasks
+    from panels import tasks
 
     with transaction.atomic():
         panel = _locked(panel.pk)
@@ -313,7 +313,7 @@ def panel_advance(*, panel_id, rng: random.Random | None = None) -> None:
 
 
 def _maybe_start_judging(panel: Panel, rng: random.Random | None) -> None:
-    from battles.panel import tasks
+    from panels import tasks
 
     answers = list(panel.answers.select_related("model"))
     if not answers or any(a.status not in FINISHED_STEPS for a in answers):

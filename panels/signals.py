@@ -3,5 +3,5 @@
 from django.dispatch import Signal
 
 # Sent once per pairwise outcome after a panel's verdict is committed; keyword argument
-# ``outcome`` (battles.panel_models.PanelOutcome).
+# ``outcome`` (panels.models.PanelOutcome).
 panel_outcome_recorded = Signal()

@@ -1,7 +1,7 @@
 """The ``panel`` board: models rated by their peers over many panels (AI-judged).
 
 Each valid ranking of n answers becomes n (n − 1) / 2 pairwise outcomes (the higher-ranked
-answer wins), stored as :class:`~battles.panel_models.PanelOutcome` rows and aggregated here
+answer wins), stored as :class:`~panels.models.PanelOutcome` rows and aggregated here
 in SQL. Pairs that contain the judge itself count unless ``ARENA_PANEL_BOARD_SELF_VOTES`` is
 off (the setting is read at every run, so turning it off re-rates from all stored panels).
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from battles.panel.signals import panel_outcome_recorded
-from battles.panel_models import Panel, PanelOutcome, PanelStatus
+from panels.signals import panel_outcome_recorded
+from panels.models import Panel, PanelOutcome, PanelStatus
 from leaderboard.boards import (
     Board,
     grouped_outcomes,

@@ -64,12 +64,13 @@ class Panel(models.Model):
         default=list, help_text="[{model, name, reason}] of models left out before asking."
     )
     error = models.CharField(max_length=500, blank=True, help_text="Safe to show a person.")
-    verdict = models.JSONField(null=True, blank=True, help_text="See battles.panel.verdict.")
+    verdict = models.JSONField(null=True, blank=True, help_text="See panels.verdict.")
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "battles_panel"  # kept from when panels lived in battles
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
@@ -126,6 +127,7 @@ class ClarificationRound(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "battles_clarificationround"  # kept from when panels lived in battles
         ordering = ["index"]
         constraints = [
             models.UniqueConstraint(fields=["panel", "index"], name="panel_round_unique"),
@@ -161,6 +163,7 @@ class PanelAnswer(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "battles_panelanswer"  # kept from when panels lived in battles
         ordering = ["model__name"]
         constraints = [
             models.UniqueConstraint(fields=["panel", "model"], name="panel_answer_unique"),
@@ -196,6 +199,7 @@ class PanelJudgement(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "battles_paneljudgement"  # kept from when panels lived in battles
         ordering = ["judge__name"]
         constraints = [
             models.UniqueConstraint(fields=["panel", "judge"], name="panel_judgement_unique"),
@@ -232,6 +236,7 @@ class PanelOutcome(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
+        db_table = "battles_paneloutcome"  # kept from when panels lived in battles
         ordering = ["created_at", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["judgement", "model_a", "model_b"],
@@ -245,6 +250,3 @@ class PanelOutcome(models.Model):
     def __str__(self) -> str:
         return f"{self.model_a_id} vs {self.model_b_id}: {self.winner}"
 
-
-# What battles/models.py re-exports so Django finds the models (constants stay here).
-__all__ = ["ClarificationRound", "Panel", "PanelAnswer", "PanelJudgement", "PanelOutcome"]

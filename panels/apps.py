@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class PanelsConfig(AppConfig):
+    name = "panels"
+    verbose_name = "Panel mode"
