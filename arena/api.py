@@ -1,4 +1,5 @@
-"""The JSON API under /api/: one NinjaAPI, a router per app, errors as {"detail": "..."}."""
+"""The JSON API under /api/: one NinjaAPI, a router per mode (from the mode registry), errors
+as ``{"detail": "..."}`` (rules: :mod:`arena.errors`; validation: 422 naming each field)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ from django.http import HttpRequest
 from ninja import NinjaAPI, Router, Schema
 from ninja.errors import ValidationError
 
+from arena.errors import RuleError, api_rule_error
+from arena.modes import modes
+
 api = NinjaAPI(title="Arena API", version="1.0", urls_namespace="api")
+
+
+@api.exception_handler(RuleError)
+def rule_error(request: HttpRequest, exc: RuleError):
+    return api_rule_error(api, request, exc)
 
 
 @api.exception_handler(ValidationError)
@@ -47,14 +56,6 @@ def list_models(request: HttpRequest):
 
 
 api.add_router("", models_router)
-
-
-def _mount_app_routers() -> None:
-    from battles.api import router as battles_router
-
-    api.add_router("", battles_router)
-    api.add_router("", "leaderboard.api.router")
-    api.add_router("", "panels.api.router")
-
-
-_mount_app_routers()
+for _mode in modes():
+    if _mode.is_open and _mode.api_router:
+        api.add_router("", _mode.api_router)

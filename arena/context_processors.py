@@ -1,17 +1,11 @@
-NAV_ITEMS = [
-    ("battle", "Battle", "/battle/"),
-    ("panel", "Panel", "/panel/"),
-    ("debates", "Debates", "/debates/"),
-    ("voice", "Voice", "/voice/"),
-    ("leaderboard", "Leaderboard", "/leaderboard/"),
-]
+from arena.modes import modes
 
 
 def navigation(request):
     path = request.path
     return {
         "nav_items": [
-            {"key": key, "label": label, "url": url, "active": path.startswith(url)}
-            for key, label, url in NAV_ITEMS
+            {"key": m.key, "label": m.label, "url": m.url, "active": path.startswith(m.url)}
+            for m in modes()
         ]
     }

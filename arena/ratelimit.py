@@ -1,37 +1,99 @@
-"""A fixed-window rate limit on Redis (the cache), per key and action."""
+"""Rate limits on Redis through the `limits` library: per visitor and per provider.
+
+A visitor is counted twice, by client IP and by session (when it has one), so a script that
+drops its cookie gains nothing; every write endpoint and page form calls
+:func:`visitor_limit` before it creates a session or writes anything. Each model provider has
+a global budget of calls per minute (:func:`provider_budget`), spent when work is queued for
+it. Both raise :class:`arena.errors.RateLimited` (429 with ``Retry-After``).
+
+The client IP is ``REMOTE_ADDR`` unless ``ARENA_TRUSTED_PROXY_HEADER`` names the header a
+trusted proxy sets (e.g. ``X-Forwarded-For``; the last address in it is the one the proxy saw).
+"""
 
 from __future__ import annotations
 
 import logging
+import math
 import time
+from collections.abc import Iterable
 
-from django.core.cache import cache
+from django.conf import settings
+from django.http import HttpRequest
+from limits import RateLimitItemPerMinute
+from limits.storage import RedisStorage
+from limits.strategies import FixedWindowRateLimiter
+
+from arena.errors import RateLimited
 
 logger = logging.getLogger(__name__)
 
+TOO_MANY = "Too many requests: at most {limit} per minute. Try again in {seconds} s."
+PROVIDER_BUSY = (
+    "The models are busy right now (more requests than their providers allow per minute). "
+    "Try again in {seconds} s; nothing was started."
+)
 
-class RateLimited(Exception):
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
+_limiter: FixedWindowRateLimiter | None = None
 
 
-def rate_limit_hit(*, key: str, action: str, limit: int, window_seconds: int) -> None:
-    """Count one use; raise RateLimited past ``limit`` uses in the current window."""
+def limiter() -> FixedWindowRateLimiter:
+    global _limiter
+    if _limiter is None:
+        uri = settings.REDIS_URL.replace("unix://", "redis+unix://", 1)
+        storage = RedisStorage(uri, key_prefix=f"{settings.CACHES['default']['KEY_PREFIX']}"
+                                               ":limits", socket_timeout=1)
+        _limiter = FixedWindowRateLimiter(storage)
+    return _limiter
+
+
+def limits_reset() -> None:
+    """Forget every count (tests)."""
+    limiter().storage.reset()
+
+
+def client_ip(request: HttpRequest) -> str:
+    header = settings.ARENA_TRUSTED_PROXY_HEADER
+    if header:
+        forwarded = request.headers.get(header, "")
+        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+        if hops:
+            return hops[-1]
+    return request.META.get("REMOTE_ADDR") or "unknown"
+
+
+def _hit(item, *identifiers: str) -> int | None:
+    """Count one use; the seconds until the window resets when over the limit, else None."""
+    try:
+        if limiter().hit(item, *identifiers):
+            return None
+        reset_at, _ = limiter().get_window_stats(item, *identifiers)
+    except Exception:  # a Redis outage must not take the arena down with it
+        logger.warning("rate limit store unavailable for %s", identifiers[0])
+        return None
+    return max(1, math.ceil(reset_at - time.time()))
+
+
+def visitor_limit(request: HttpRequest, *, action: str, limit: int) -> None:
+    """Count one ``action`` of this visitor (IP and session); raise past ``limit``/minute."""
     if limit <= 0:
         return
-    window = int(time.time() // window_seconds)
-    cache_key = f"ratelimit:{action}:{key}:{window}"
-    try:
-        added = cache.add(cache_key, 1, window_seconds + 5)
-        count = 1 if added else cache.incr(cache_key)
-    except Exception:  # a cache outage must not take the arena down with it
-        logger.warning("rate limit cache unavailable for %s", action)
+    waits = [_hit(RateLimitItemPerMinute(limit * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER),
+                  action, "ip", client_ip(request))]
+    session_key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    if session_key:
+        waits.append(_hit(RateLimitItemPerMinute(limit), action, "session", session_key))
+    wait = max((w for w in waits if w is not None), default=None)
+    if wait is not None:
+        raise RateLimited(TOO_MANY.format(limit=limit, seconds=wait), wait)
+
+
+def provider_budget(providers: Iterable[str]) -> None:
+    """Spend one call of each provider's per-minute budget (one entry per call)."""
+    limit = settings.ARENA_PROVIDER_CALLS_PER_MINUTE
+    if limit <= 0:
         return
-    if count > limit:
-        retry_after = window_seconds - int(time.time() % window_seconds)
-        raise RateLimited(
-            f"Too many requests: at most {limit} per {window_seconds} s. "
-            f"Try again in {retry_after} s.",
-            retry_after,
-        )
+    item = RateLimitItemPerMinute(limit)
+    for provider in providers:
+        wait = _hit(item, "provider", provider)
+        if wait is not None:
+            raise RateLimited(PROVIDER_BUSY.format(seconds=wait), wait)

@@ -1,5 +1,5 @@
-"""Websocket routes of every app, gathered in one list for asgi.py."""
+"""Websocket routes of every mode, gathered from the mode registry for asgi.py."""
 
-from battles.routing import websocket_urlpatterns as battle_routes
+from arena.modes import websocket_urlpatterns as _mode_routes
 
-websocket_urlpatterns = [*battle_routes]
+websocket_urlpatterns = _mode_routes()

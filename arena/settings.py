@@ -112,7 +112,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "arena.sessions.SessionCookieOnEveryStatus",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -196,14 +196,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-# Each app's block below adds its periodic tasks here.
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {
-    # An answer whose worker died (stuck waiting or writing) is restarted.
-    "battles-requeue-stale": {
-        "task": "battles.tasks.requeue_stale_responses",
-        "schedule": 60.0,
-    },
-}
+# The platform's periodic tasks; each mode adds its own in its AppConfig (arena.modes).
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
 
 CHANNEL_LAYERS = {
     "default": {
@@ -277,6 +271,31 @@ LOGGING = {
     },
 }
 
+# --- Rate limits (arena.ratelimit): per visitor (IP and session) and per provider --------
+# Other writes (follow-ups, retries, votes, clarifications) per visitor and minute.
+ARENA_WRITES_PER_MINUTE = env_int("ARENA_WRITES_PER_MINUTE", 60, minimum=0)
+# An IP may do this many times what one session may (raise it behind a shared NAT).
+ARENA_RATE_LIMIT_IP_MULTIPLIER = env_int("ARENA_RATE_LIMIT_IP_MULTIPLIER", 1, minimum=1)
+# The header a trusted reverse proxy sets with the client address, e.g. X-Forwarded-For.
+ARENA_TRUSTED_PROXY_HEADER = env_str("ARENA_TRUSTED_PROXY_HEADER")
+# Model calls queued per provider and minute, over all visitors (0: no budget).
+ARENA_PROVIDER_CALLS_PER_MINUTE = env_int("ARENA_PROVIDER_CALLS_PER_MINUTE", 600, minimum=0)
+
+# --- Steps: persisted units of model work (arena.steps) -------------------------
+# A claimed step holds a lease this long; heartbeats push it forward while the work runs,
+# and the sweep starts over a step whose lease ran out (its worker died).
+ARENA_STEP_LEASE_SECONDS = env_float("ARENA_STEP_LEASE_SECONDS", 60.0)
+ARENA_STEP_HEARTBEAT_SECONDS = env_float("ARENA_STEP_HEARTBEAT_SECONDS", 15.0)
+if ARENA_STEP_HEARTBEAT_SECONDS * 2 > ARENA_STEP_LEASE_SECONDS:
+    raise ImproperlyConfigured("ARENA_STEP_HEARTBEAT_SECONDS must be at most half the lease")
+ARENA_STEP_SWEEP_SECONDS = env_float("ARENA_STEP_SWEEP_SECONDS", 15.0)
+# A step still waiting in the queue this long is sent again (same generation: nothing lost).
+ARENA_STEP_RESEND_SECONDS = env_float("ARENA_STEP_RESEND_SECONDS", 600.0)
+CELERY_BEAT_SCHEDULE["arena-steps-requeue-stale"] = {
+    "task": "arena.tasks.steps_requeue_stale",
+    "schedule": ARENA_STEP_SWEEP_SECONDS,
+}
+
 # --- Text battles -------------------------------------------------------------
 ARENA_PROMPT_MAX_CHARS = env_int("ARENA_PROMPT_MAX_CHARS", 30_000, minimum=1)
 # "uniform" (seed 000) or "fewer_votes" (favour models with fewer votes).
@@ -305,12 +324,6 @@ ARENA_LEADERBOARD_PLOT_MODELS = env_int("ARENA_LEADERBOARD_PLOT_MODELS", 20, min
 # Snapshots kept per board (older ones are deleted by each run).
 ARENA_LEADERBOARD_KEEP_SNAPSHOTS = env_int("ARENA_LEADERBOARD_KEEP_SNAPSHOTS", 48, minimum=1)
 
-from celery.schedules import crontab  # noqa: E402
-
-CELERY_BEAT_SCHEDULE["leaderboard-hourly"] = {
-    "task": "leaderboard.tasks.ratings_run_all",
-    "schedule": crontab(minute=0),
-}
 
 # --- Panel --------------------------------------------------------------------
 # Writes auto-generated questions and clarifies people's questions (seed 003 used
@@ -325,9 +338,6 @@ ARENA_PANELS_PER_MINUTE = env_int("ARENA_PANELS_PER_MINUTE", 6, minimum=0)
 # model judges, so each one's self-preference is in the data alike; with two models they
 # are the only pairs there are. Set to 0 to rate models by their peers' judgements only.
 ARENA_PANEL_BOARD_SELF_VOTES = env_bool("ARENA_PANEL_BOARD_SELF_VOTES", True)
-# A step (answer, judgement, clarification call) untouched this long is restarted.
+# A clarification call or question writing untouched this long is restarted (answers and
+# judgements are steps: their leases say when their worker died).
 ARENA_PANEL_STALE_SECONDS = env_int("ARENA_PANEL_STALE_SECONDS", 600, minimum=30)
-CELERY_BEAT_SCHEDULE["panel-resume-stale"] = {
-    "task": "panels.tasks.panel_resume_stale",
-    "schedule": 120.0,
-}

@@ -1,15 +1,21 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import TemplateView
 
 from arena import views
 from arena.api import api
+from arena.modes import modes
+
+coming_soon = TemplateView.as_view(template_name="arena/coming_soon.html")
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
-    path("", include("arena.feature_urls")),
+    *(path(m.path, include(m.urls)) if m.is_open
+      else path(m.path, coming_soon, {"mode": m.label}, name=m.key)
+      for m in modes()),
 ]
 
 handler404 = "arena.views.page_not_found"

@@ -11,14 +11,15 @@ from datetime import datetime
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest
-from ninja import Router, Schema
-from ninja.errors import HttpError
+from ninja import Field, Router, Schema
 
-from arena.ratelimit import RateLimited
+from arena.contests.voting import VoteChoice
+from arena.errors import RuleError, errors
+from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
+from arena.steps import StepStatus
 from battles import selectors, services
-from battles.models import Position, ResponseStatus
-from battles.services import BattleError
+from battles.models import Position
 from battles.waiting import turn_wait_finished
 
 router = Router(tags=["battles"])
@@ -35,11 +36,12 @@ SIDE_FAILED = (
 
 
 class PromptIn(Schema):
-    prompt: str
+    # The server's own rule (400 for an empty or blank prompt) is documented as minLength.
+    prompt: str = Field(json_schema_extra={"minLength": 1})
 
 
 class VoteIn(Schema):
-    vote: str
+    vote: str = Field(json_schema_extra={"enum": list(VoteChoice.values)})
 
 
 class RetryIn(Schema):
@@ -100,27 +102,30 @@ class BattleListOut(Schema):
     battles: list[BattleSummaryOut]
 
 
-def _raise(exc: Exception):
-    if isinstance(exc, BattleError):
-        raise HttpError(exc.status, exc.message)
-    if isinstance(exc, RateLimited):
-        raise HttpError(429, str(exc))
-    raise exc
+# What each kind of operation can answer besides 200 (documented in the OpenAPI file).
+READ_ERRORS = errors(404, 422)
+WRITE_ERRORS = errors(400, 404, 409, 422, 429, 502, 503, 504)
 
 
 @sync_to_async
-def _call(request: HttpRequest, action):
-    """Run a sync service with the caller's session key (created on first use)."""
-    try:
-        return action(session_key_for(request))
-    except (BattleError, RateLimited) as exc:
-        _raise(exc)
+def _write(request: HttpRequest, action, *, limit: int | None = None):
+    """Run a sync service for this visitor: counted against its rate limit first, then with
+    its session key (created now, on its first write)."""
+    visitor_limit(request, action="battle_write" if limit is None else "battle_create",
+                  limit=settings.ARENA_WRITES_PER_MINUTE if limit is None else limit)
+    return action(session_key_for(request))
+
+
+@sync_to_async
+def _read(request: HttpRequest, action):
+    """Run a sync selector with the caller's session key, if it has one (none is created)."""
+    return action(session_key_for(request, create=False))
 
 
 def _owned(battle_id, session_key) -> object:
     battle = selectors.battle_for_owner(battle_id=battle_id, session_key=session_key)
     if battle is None:
-        raise HttpError(404, NOT_FOUND)
+        raise RuleError(NOT_FOUND, status=404)
     return battle
 
 
@@ -129,9 +134,9 @@ def _turn_payload(battle_id, turn_id) -> dict:
     battle = selectors.battle_get(battle_id=battle_id)
     view = selectors.battle_view(battle=battle)
     turn = next(t for t in view.turns if t.turn.id == turn_id)
-    failed = [s for s in turn.sides if s.response.status == ResponseStatus.FAILED]
+    failed = [s for s in turn.sides if s.response.status == StepStatus.FAILED]
     if failed:
-        raise HttpError(502, SIDE_FAILED.format(
+        raise RuleError(status=502, message=SIDE_FAILED.format(
             positions=" and ".join(s.position for s in failed),
             error=failed[0].response.error,
             battle_id=battle_id,
@@ -150,37 +155,39 @@ def _turn_payload(battle_id, turn_id) -> dict:
 async def _answer_turn(battle_id, turn_id) -> dict:
     timeout = settings.ARENA_API_WAIT_SECONDS
     if not await turn_wait_finished(battle_id=battle_id, turn_id=turn_id, timeout=timeout):
-        raise HttpError(504, STILL_WRITING.format(seconds=timeout, battle_id=battle_id))
+        raise RuleError(STILL_WRITING.format(seconds=timeout, battle_id=battle_id), status=504)
     return await _turn_payload(battle_id, turn_id)
 
 
-@router.post("/battles", response=TurnOut)
+@router.post("/battles", response={200: TurnOut, **WRITE_ERRORS})
 async def create_battle(request: HttpRequest, payload: PromptIn):
-    battle, turn = await _call(
-        request, lambda key: services.battle_create(session_key=key, prompt=payload.prompt)
+    """Start a battle: two anonymous models answer the prompt; both answers, by position."""
+    battle, turn = await _write(
+        request, lambda key: services.battle_create(session_key=key, prompt=payload.prompt),
+        limit=settings.ARENA_BATTLES_PER_MINUTE,
     )
     return await _answer_turn(battle.id, turn.id)
 
 
-@router.post("/battles/{battle_id}/messages", response=TurnOut)
+@router.post("/battles/{battle_id}/messages", response={200: TurnOut, **WRITE_ERRORS})
 async def follow_up(request: HttpRequest, battle_id: str, payload: PromptIn):
     def act(key):
         return services.battle_follow_up(battle=_owned(battle_id, key), prompt=payload.prompt)
 
-    turn = await _call(request, act)
+    turn = await _write(request, act)
     return await _answer_turn(turn.battle_id, turn.id)
 
 
-@router.post("/battles/{battle_id}/retry", response=TurnOut)
+@router.post("/battles/{battle_id}/retry", response={200: TurnOut, **WRITE_ERRORS})
 async def retry_side(request: HttpRequest, battle_id: str, payload: RetryIn):
     def act(key):
         return services.response_retry(battle=_owned(battle_id, key), position=payload.position)
 
-    response = await _call(request, act)
+    response = await _write(request, act)
     return await _answer_turn(response.turn.battle_id, response.turn_id)
 
 
-@router.post("/battles/{battle_id}/vote", response=VoteOut)
+@router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
 async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
     def act(key):
         battle = _owned(battle_id, key)
@@ -194,18 +201,18 @@ async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
             "revealed_models": {"left": revealed["left"].slug, "right": revealed["right"].slug},
         }
 
-    return await _call(request, act)
+    return await _write(request, act)
 
 
-@router.get("/battles/{battle_id}", response=BattleOut)
+@router.get("/battles/{battle_id}", response={200: BattleOut, **READ_ERRORS})
 async def get_battle(request: HttpRequest, battle_id: str):
     def act(key):
         battle = selectors.battle_for_viewer(battle_id=battle_id, session_key=key)
         if battle is None:
-            raise HttpError(404, NOT_FOUND)
+            raise RuleError(NOT_FOUND, status=404)
         return battle_payload(selectors.battle_view(battle=battle))
 
-    return await _call(request, act)
+    return await _read(request, act)
 
 
 @router.get("/battles", response=BattleListOut)
@@ -223,7 +230,7 @@ async def list_battles(request: HttpRequest):
             for b in battles
         ]}
 
-    return await _call(request, act)
+    return await _read(request, act)
 
 
 def battle_payload(view: selectors.BattleView) -> dict:

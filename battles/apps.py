@@ -1,5 +1,12 @@
-from django.apps import AppConfig
+from arena import modes
 
 
-class BattlesConfig(AppConfig):
+class BattlesConfig(modes.ModeConfig):
     name = "battles"
+    mode = modes.Mode(
+        key="battle", label="Battle", path="battle/", order=10,
+        summary="Two anonymous models answer your prompt side by side; vote, then see who "
+                "was who.",
+        urls="battles.urls", api_router="battles.api.router",
+        websocket_routes="battles.routing.websocket_urlpatterns",
+    )

@@ -11,9 +11,10 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from arena.contests.voting import vote_outcome
 from arena.models import AIModel
-from battles.models import Battle, Position, Response, ResponseStatus, Slot, Turn, Vote, VoteChoice
-from battles.services import SCORES
+from arena.steps import StepStatus
+from battles.models import Battle, Position, Response, Slot, Turn, Vote, VoteChoice
 
 DEMO_SESSION = "demo"
 
@@ -101,7 +102,7 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
                 quality = 1 / (1 + math.exp(-strength[model.slug]))
                 text = _answer(rng, prompt, quality)
                 response_rows.append(Response(
-                    turn=turn, slot=slot, status=ResponseStatus.DONE, text=text,
+                    turn=turn, slot=slot, status=StepStatus.DONE, text=text,
                     latency_ms=rng.randint(300, 4000), ttft_ms=rng.randint(80, 900),
                     input_tokens=len(prompt.split()) * 2, output_tokens=len(text.split()),
                     cost_usd=0.0, attempts=1,
@@ -131,8 +132,7 @@ def _demo_vote(rng: random.Random, battle: Battle, strength: dict, i: int) -> Vo
         "model_a": VoteChoice.LEFT_BETTER if a_left else VoteChoice.RIGHT_BETTER,
         "model_b": VoteChoice.RIGHT_BETTER if a_left else VoteChoice.LEFT_BETTER,
     }[winner]
-    left, right = SCORES[choice]
-    score_a, score_b = (left, right) if a_left else (right, left)
+    winner, score_a, score_b = vote_outcome(choice, a_position=battle.model_a_position)
     return Vote(battle=battle, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
                 counts_for_rating=True,
                 created_at=battle.created_at + timedelta(minutes=2))

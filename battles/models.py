@@ -8,7 +8,9 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from arena.contests.voting import VoteChoice, Winner
 from arena.models import AIModel
+from arena.steps import Step
 
 MAX_MESSAGES = 6  # the first prompt and five follow-ups (seed 000)
 
@@ -83,32 +85,16 @@ class Turn(models.Model):
         return f"Turn {self.index} of {self.battle_id}"
 
 
-class ResponseStatus(models.TextChoices):
-    PENDING = "pending", "Waiting"
-    STREAMING = "streaming", "Writing"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+class Response(Step):
+    """One model's answer to one turn: a step of the platform (claimed, leased, saved once)."""
 
+    task_name = "battles.tasks.generate_response"
 
-class Response(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="responses")
     slot = models.CharField(max_length=1, choices=Slot.choices)
-    status = models.CharField(
-        max_length=10, choices=ResponseStatus.choices, default=ResponseStatus.PENDING
-    )
     text = models.TextField(blank=True)
-    error = models.CharField(max_length=300, blank=True, help_text="Safe to show a person.")
-    latency_ms = models.PositiveIntegerField(null=True, blank=True)
     ttft_ms = models.PositiveIntegerField(null=True, blank=True)
-    input_tokens = models.PositiveIntegerField(null=True, blank=True)
-    output_tokens = models.PositiveIntegerField(null=True, blank=True)
-    cost_usd = models.FloatField(null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    generation = models.PositiveIntegerField(
-        default=0, help_text="Bumped on each retry so a stale task cannot overwrite."
-    )
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["slot"]
@@ -120,25 +106,10 @@ class Response(models.Model):
     def __str__(self) -> str:
         return f"Answer {self.slot} of turn {self.turn_id}"
 
-    @property
-    def is_finished(self) -> bool:
-        return self.status in (ResponseStatus.DONE, ResponseStatus.FAILED)
+    def on_requeued(self) -> None:
+        from battles.streams import announce_restart
 
-
-class VoteChoice(models.TextChoices):
-    LEFT_BETTER = "left_better", "Left is Better"
-    RIGHT_BETTER = "right_better", "Right is Better"
-    TIE = "tie", "Tie"
-    BOTH_BAD = "both_bad", "Both are bad"
-
-
-class Winner(models.TextChoices):
-    """The outcome in model terms, as rating engines and exported files use it."""
-
-    MODEL_A = "model_a", "Model A"
-    MODEL_B = "model_b", "Model B"
-    TIE = "tie", "Tie"
-    BOTH_BAD = "both_bad", "Both bad"
+        announce_restart(self)
 
 
 class Vote(models.Model):

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch
 
-from battles.models import MAX_MESSAGES, Battle, Position, Response, ResponseStatus, Turn, Vote
+from arena.steps import StepStatus
+from battles.models import MAX_MESSAGES, Battle, Position, Response, Turn, Vote
 
 
 def _battle_queryset():
@@ -60,13 +61,15 @@ def battle_list_for_session(*, session_key: str | None, limit: int = 50) -> list
     )
 
 
-def battle_streaming_responses(*, battle: Battle) -> list[tuple[str, str]]:
-    """(response id, screen position) of answers still being written."""
+def battle_streaming_responses(*, battle: Battle) -> list[tuple[str, dict]]:
+    """(stream id, stream meta) of answers still being written, for the socket's catch-up."""
+    from battles.streams import response_meta
+
     return [
-        (str(response.id), battle.position_of(response.slot))
+        (str(response.id), response_meta(response, battle.position_of(response.slot)))
         for turn in battle.turns.all()
         for response in turn.responses.all()
-        if response.status in (ResponseStatus.PENDING, ResponseStatus.STREAMING)
+        if not response.is_finished
     ]
 
 
@@ -104,7 +107,7 @@ class BattleView:
     @property
     def all_done(self) -> bool:
         return all(
-            side.response.status == ResponseStatus.DONE for t in self.turns for side in t.sides
+            side.response.status == StepStatus.DONE for t in self.turns for side in t.sides
         )
 
     @property

@@ -8,11 +8,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from arena.ratelimit import RateLimited
+from arena.errors import RuleError, rule_error_response
+from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
 from battles import selectors, services
 from battles.models import Position
-from battles.services import BattleError
 
 TEMPLATE = "battles/battle.html"
 
@@ -44,22 +44,25 @@ def _owned(request: HttpRequest, battle_id):
     return battle
 
 
-def _error(request: HttpRequest, message: str, status: int = 400) -> HttpResponse:
-    return render(request, f"{TEMPLATE}#error", {"error": message}, status=status)
+def _error(request: HttpRequest, exc: RuleError) -> HttpResponse:
+    return rule_error_response(request, exc, template=TEMPLATE)
+
+
+def _limit(request: HttpRequest) -> None:
+    visitor_limit(request, action="battle_write", limit=settings.ARENA_WRITES_PER_MINUTE)
 
 
 def battle_new(request: HttpRequest):
     if request.method == "POST":
         try:
+            visitor_limit(request, action="battle_create",
+                          limit=settings.ARENA_BATTLES_PER_MINUTE)
             battle, _ = services.battle_create(
                 session_key=session_key_for(request), prompt=request.POST.get("prompt", "")
             )
-        except (BattleError, RateLimited) as exc:
-            message = exc.message if isinstance(exc, BattleError) else str(exc)
-            if request.htmx:
-                return _error(request, message, getattr(exc, "status", 429))
-            ctx = _context(request, error=message, prompt=request.POST.get("prompt", ""))
-            return render(request, TEMPLATE, ctx, status=getattr(exc, "status", 429))
+        except RuleError as exc:
+            return rule_error_response(request, exc, template=TEMPLATE, context=_context(
+                request, prompt=request.POST.get("prompt", "")))
         url = f"/battle/{battle.id}/"
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     from arena.selectors import model_list_available
@@ -80,9 +83,10 @@ def battle_detail(request: HttpRequest, battle_id):
 def battle_follow_up(request: HttpRequest, battle_id):
     battle = _owned(request, battle_id)
     try:
+        _limit(request)
         turn = services.battle_follow_up(battle=battle, prompt=request.POST.get("prompt", ""))
-    except BattleError as exc:
-        return _error(request, exc.message, exc.status)
+    except RuleError as exc:
+        return _error(request, exc)
     view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
     turn_view = next(t for t in view.turns if t.turn.id == turn.id)
     return render(request, f"{TEMPLATE}#new-turn", {"view": view, "t": turn_view,
@@ -93,9 +97,10 @@ def battle_follow_up(request: HttpRequest, battle_id):
 def battle_vote(request: HttpRequest, battle_id):
     battle = _owned(request, battle_id)
     try:
+        _limit(request)
         services.battle_vote(battle=battle, choice=request.POST.get("vote", ""))
-    except BattleError as exc:
-        return _error(request, exc.message, exc.status)
+    except RuleError as exc:
+        return _error(request, exc)
     view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
     return render(request, f"{TEMPLATE}#after-vote", {"view": view, "is_owner": True})
 
@@ -106,9 +111,10 @@ def battle_retry(request: HttpRequest, battle_id, position: str):
     if position not in Position.values:
         raise Http404("no such side")
     try:
+        _limit(request)
         response = services.response_retry(battle=battle, position=position)
-    except BattleError as exc:
-        return _error(request, exc.message, exc.status)
+    except RuleError as exc:
+        return _error(request, exc)
     return render(request, f"{TEMPLATE}#side",
                   {"side": selectors.SideView(position, response), "is_owner": True,
                    "view": selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))})

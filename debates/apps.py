@@ -1,5 +1,7 @@
-from django.apps import AppConfig
+from arena import modes
 
 
-class DebatesConfig(AppConfig):
+class DebatesConfig(modes.ModeConfig):
     name = "debates"
+    mode = modes.Mode(key="debates", label="Debates", path="debates/", order=30,
+                summary="Two models argue a motion in persona, fact-checked and judged.")

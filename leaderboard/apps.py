@@ -1,12 +1,21 @@
 import logging
 
-from django.apps import AppConfig
+from celery.schedules import crontab
+
+from arena import modes
 
 logger = logging.getLogger(__name__)
 
 
-class LeaderboardConfig(AppConfig):
+class LeaderboardConfig(modes.ModeConfig):
     name = "leaderboard"
+    mode = modes.Mode(
+        key="leaderboard", label="Leaderboard", path="leaderboard/", order=90,
+        summary="Every verdict rated: Bradley–Terry with intervals, Elo and Glicko-2.",
+        urls="leaderboard.urls", api_router="leaderboard.api.router",
+        beat={"leaderboard-hourly": {"task": "leaderboard.tasks.ratings_run_all",
+                                     "schedule": crontab(minute=0)}},
+    )
 
     def ready(self) -> None:
         from django.utils.module_loading import autodiscover_modules

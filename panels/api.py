@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.conf import settings
 from django.http import HttpRequest
 from ninja import Field, Router, Schema
-from ninja.errors import HttpError
 
-from arena.ratelimit import RateLimited
+from arena.errors import RuleError, errors
+from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
 from panels import selectors, services
-from panels.services import PanelError
 from panels.models import PanelOrigin
 
 router = Router(tags=["panel"])
@@ -111,28 +111,24 @@ class PanelListOut(Schema):
     panels: list[PanelSummaryOut]
 
 
-@router.post("/panel/run", response=PanelRunOut)
+@router.post("/panel/run", response={200: PanelRunOut, **errors(400, 422, 429, 503)})
 def run_panel(request: HttpRequest, payload: PanelRunIn):
     """Start a panel: every available model (or ``models``) answers, then every answering
     model ranks all answers. Poll ``GET /api/panel/{panel_id}``."""
-    try:
-        panel = services.panel_create(
-            question=payload.question, models=payload.models, auto=payload.auto,
-            session_key=session_key_for(request), origin=PanelOrigin.API,
-        )
-    except PanelError as exc:
-        raise HttpError(exc.status, exc.message) from None
-    except RateLimited as exc:
-        raise HttpError(429, str(exc)) from None
+    visitor_limit(request, action="panel_create", limit=settings.ARENA_PANELS_PER_MINUTE)
+    panel = services.panel_create(
+        question=payload.question, models=payload.models, auto=payload.auto,
+        session_key=session_key_for(request), origin=PanelOrigin.API,
+    )
     return {"panel_id": str(panel.id)}
 
 
-@router.get("/panel/{panel_id}", response=PanelOut)
+@router.get("/panel/{panel_id}", response={200: PanelOut, **errors(404)})
 def get_panel(request: HttpRequest, panel_id: str):
     """Status, answers, every judge's ranking and, once done, the verdict."""
     panel = selectors.panel_get(panel_id=panel_id)
     if panel is None:
-        raise HttpError(404, NOT_FOUND)
+        raise RuleError(NOT_FOUND, status=404)
     return selectors.panel_payload(selectors.panel_view(panel=panel))
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from panels.signals import panel_outcome_recorded
-from panels.models import Panel, PanelOutcome, PanelStatus
 from leaderboard.boards import (
     Board,
     grouped_outcomes,
@@ -19,6 +17,8 @@ from leaderboard.boards import (
     period_outcomes,
     register_board,
 )
+from panels.models import Panel, PanelOutcome, PanelStatus
+from panels.signals import panel_outcome_recorded
 
 PAIR = {"model_a": "model_a_id", "model_b": "model_b_id"}
 

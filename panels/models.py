@@ -21,6 +21,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.models import AIModel
+from arena.steps import Step, StepStatus
 
 MAX_JUDGE_ATTEMPTS = 2  # the first reply and one retry with the error stated
 
@@ -90,16 +91,6 @@ class Panel(models.Model):
         return self.status in (PanelStatus.DONE, PanelStatus.FAILED)
 
 
-class StepStatus(models.TextChoices):
-    PENDING = "pending", "Waiting"
-    RUNNING = "running", "Working"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-
-
-FINISHED_STEPS = (StepStatus.DONE, StepStatus.FAILED)
-
-
 class RoundPhase(models.TextChoices):
     CHECKING = "checking", "The question model is checking the question"
     ASKING = "asking", "Waiting for the person's answers"
@@ -140,27 +131,19 @@ class ClarificationRound(models.Model):
         return f"Round {self.index} of {self.panel_id}"
 
 
-class PanelAnswer(models.Model):
+class PanelAnswer(Step):
+    """One model's answer to the panel's question: a step of the platform."""
+
+    task_name = "panels.tasks.panel_answer"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="answers")
     model = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
-    status = models.CharField(max_length=10, choices=StepStatus.choices,
-                              default=StepStatus.PENDING)
     text = models.TextField(blank=True)
-    error = models.CharField(max_length=300, blank=True, help_text="Safe to show a person.")
     names_model = models.CharField(
         max_length=100, blank=True,
         help_text="An identifying term of a model found in the answer (kept; judges may see it).",
     )
-    latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    input_tokens = models.PositiveIntegerField(null=True, blank=True)
-    output_tokens = models.PositiveIntegerField(null=True, blank=True)
-    cost_usd = models.FloatField(null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    generation = models.PositiveIntegerField(
-        default=0, help_text="Bumped when restarted so a stale task cannot overwrite."
-    )
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         db_table = "battles_panelanswer"  # kept from when panels lived in battles
@@ -175,28 +158,23 @@ class PanelAnswer(models.Model):
         return f"Answer of {self.model_id} in {self.panel_id}"
 
 
-class PanelJudgement(models.Model):
-    """One judge's ranking of every answer, shown in its own shuffled order.
+class PanelJudgement(Step):
+    """One judge's ranking of every answer, shown in its own shuffled order: a step.
 
     ``shown_order[i]`` is the model slug behind label ``LABELS[i]`` ("Response A", ...);
     ``ranking`` lists model slugs best first, only when the reply was a valid permutation.
     """
 
+    task_name = "panels.tasks.panel_judge"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="judgements")
     judge = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
-    status = models.CharField(max_length=10, choices=StepStatus.choices,
-                              default=StepStatus.PENDING)
     shown_order = models.JSONField(default=list)
     replies = models.JSONField(default=list, help_text="The raw reply of every attempt.")
     ranking = models.JSONField(null=True, blank=True)
     is_valid = models.BooleanField(default=False)
     discard_reason = models.CharField(max_length=500, blank=True)
-    error = models.CharField(max_length=300, blank=True, help_text="Provider failure, if any.")
-    attempts = models.PositiveSmallIntegerField(default=0)
-    latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    generation = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         db_table = "battles_paneljudgement"  # kept from when panels lived in battles

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from panels import services
-from panels.steps import call_model
 from panels.models import ClarificationRound, Panel, PanelStatus, RoundPhase
+from panels.steps import call_model
 
 MAX_QUESTION_CHARS = 2000
 

@@ -8,16 +8,15 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Prefetch, Q
 
 from arena.models import AIModel
+from arena.steps import FINISHED, StepStatus
 from panels.judging import LABELS
 from panels.models import (
-    FINISHED_STEPS,
     ClarificationRound,
     Panel,
     PanelAnswer,
     PanelJudgement,
     PanelStatus,
     RoundPhase,
-    StepStatus,
 )
 
 
@@ -75,11 +74,11 @@ class PanelView:
 
     @property
     def answers_done(self) -> int:
-        return sum(a.status in FINISHED_STEPS for a in self.answers)
+        return sum(a.status in FINISHED for a in self.answers)
 
     @property
     def judgements_done(self) -> int:
-        return sum(j.judgement.status in FINISHED_STEPS for j in self.judgements)
+        return sum(j.judgement.status in FINISHED for j in self.judgements)
 
     @property
     def answers_total(self) -> int:
@@ -107,7 +106,7 @@ class PanelView:
 
     @property
     def discarded(self) -> list[JudgementView]:
-        return [j for j in self.judgements if j.judgement.status in FINISHED_STEPS
+        return [j for j in self.judgements if j.judgement.status in FINISHED
                 and not j.judgement.is_valid]
 
     def standings(self, *, exclude_self: bool = False) -> list[StandingView]:

@@ -17,12 +17,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from arena.ratelimit import rate_limit_hit
+from arena.errors import RuleError
+from arena.ratelimit import provider_budget
+from arena.steps import FINISHED, StepStatus, enqueue_task, step_enqueue
 from panels import verdict as verdict_math
 from panels.judging import shuffled_order
-from panels.signals import panel_outcome_recorded
 from panels.models import (
-    FINISHED_STEPS,
     ClarificationRound,
     Panel,
     PanelAnswer,
@@ -32,8 +32,9 @@ from panels.models import (
     PanelStatus,
     QuestionSource,
     RoundPhase,
-    StepStatus,
 )
+from panels.signals import panel_outcome_recorded
+from panels.streams import announce_panel
 
 logger = logging.getLogger(__name__)
 
@@ -62,22 +63,13 @@ NOT_THE_ASKER = "Only the person who asked this question can clarify it."
 QUESTION_GENERATION_FAILED = "The question model could not write a question: {error}"
 
 
-class PanelError(Exception):
-    """A rule was broken; ``status`` is the fitting HTTP status."""
-
-    def __init__(self, message: str, *, status: int = 400) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
 def _clean_question(question: str) -> str:
     text = (question or "").strip()
     if not text:
-        raise PanelError(QUESTION_EMPTY, status=400)
+        raise RuleError(QUESTION_EMPTY, status=400)
     limit = settings.ARENA_PROMPT_MAX_CHARS
     if len(text) > limit:
-        raise PanelError(QUESTION_TOO_LONG.format(limit=limit, length=len(text)), status=422)
+        raise RuleError(QUESTION_TOO_LONG.format(limit=limit, length=len(text)), status=422)
     return text
 
 
@@ -96,7 +88,7 @@ def panel_participants(*, models: list[str] | None = None) -> tuple[list[str], l
         wanted = list(dict.fromkeys(m.strip() for m in models if m and m.strip()))
         unknown = [slug for slug in wanted if slug not in rows]
         if unknown:
-            raise PanelError(UNKNOWN_MODELS.format(ids=", ".join(unknown)), status=422)
+            raise RuleError(UNKNOWN_MODELS.format(ids=", ".join(unknown)), status=422)
     else:
         wanted = list(rows)
     chosen, skipped = [], []
@@ -108,25 +100,25 @@ def panel_participants(*, models: list[str] | None = None) -> tuple[list[str], l
             skipped.append({"model": slug, "name": model.name, "reason": avail.reason})
     if len(chosen) < 2:
         left_out = "; ".join(f"{s['name']}: {s['reason']}" for s in skipped)
-        raise PanelError(NOT_ENOUGH_MODELS.format(
+        raise RuleError(NOT_ENOUGH_MODELS.format(
             count=len(chosen), verb="is" if len(chosen) == 1 else "are",
             skipped=f" Left out: {left_out}." if left_out else ""), status=503)
     return chosen, skipped
 
 
 def question_model_get():
-    """The configured question model, if it can be used now; else :class:`PanelError`."""
+    """The configured question model, if it can be used now; else :class:`RuleError`."""
     from arena.availability import model_availability
     from arena.models import AIModel
 
     slug = settings.ARENA_PANEL_QUESTION_MODEL
     model = AIModel.objects.filter(pk=slug).first()
     if model is None:
-        raise PanelError(QUESTION_MODEL_UNAVAILABLE.format(
+        raise RuleError(QUESTION_MODEL_UNAVAILABLE.format(
             model=slug, reason="not in the model registry"), status=503)
     availability = model_availability(model)
     if not availability.available:
-        raise PanelError(QUESTION_MODEL_UNAVAILABLE.format(
+        raise RuleError(QUESTION_MODEL_UNAVAILABLE.format(
             model=model.name, reason=availability.reason), status=503)
     return model
 
@@ -143,12 +135,9 @@ def panel_create(
     """Start a panel. ``auto``: the question model writes the question (then the models
     answer at once); ``clarify``: the question model first checks the person's question."""
     text = "" if auto else _clean_question(question)
-    if session_key:
-        rate_limit_hit(key=session_key, action="panel_create",
-                       limit=settings.ARENA_PANELS_PER_MINUTE, window_seconds=60)
     participants, skipped = panel_participants(models=models)
     question_model = question_model_get() if (auto or clarify) else None
-    from panels import tasks
+    _spend_budget(participants, question_model)
 
     with transaction.atomic():
         panel = Panel.objects.create(
@@ -164,7 +153,7 @@ def panel_create(
                     else PanelStatus.CLARIFYING if clarify else PanelStatus.ANSWERING),
         )
         if auto:
-            tasks.panel_generate_question.delay_on_commit(str(panel.id))
+            enqueue_task("panels.tasks.panel_generate_question", str(panel.id))
         elif clarify:
             _open_round(panel, 1)
         else:
@@ -173,25 +162,31 @@ def panel_create(
     return panel
 
 
-def _open_round(panel: Panel, index: int) -> ClarificationRound:
-    from panels import tasks
+def _spend_budget(participants: list[str], question_model) -> None:
+    """Each participant answers once and judges once; the question model helps once."""
+    from arena.models import AIModel
 
+    providers = dict(AIModel.objects.filter(pk__in=participants).values_list("pk", "provider"))
+    calls = [providers[slug] for slug in participants] * 2
+    provider_budget(calls + ([question_model.provider] if question_model else []))
+
+
+def _open_round(panel: Panel, index: int) -> ClarificationRound:
     round_ = ClarificationRound.objects.create(panel=panel, index=index, question=panel.question)
-    tasks.panel_clarification_step.delay_on_commit(str(round_.id))
+    enqueue_task("panels.tasks.panel_clarification_step", str(round_.id))
     return round_
 
 
 def _start_answering(panel: Panel) -> None:
     """Ask every participant the question (the caller holds the transaction)."""
-    from panels import tasks
-
     answers = PanelAnswer.objects.bulk_create(
         [PanelAnswer(panel=panel, model_id=slug) for slug in panel.participants]
     )
     panel.status = PanelStatus.ANSWERING
     panel.save(update_fields=["status", "question", "updated_at"])
     for answer in answers:
-        tasks.panel_answer.delay_on_commit(str(answer.id), answer.generation)
+        step_enqueue(answer)
+    announce_panel(panel.id)
 
 
 def _locked(panel_id) -> Panel:
@@ -210,6 +205,7 @@ def _fail(panel: Panel, message: str) -> None:
     panel.error = message[:500]
     panel.finished_at = timezone.now()
     panel.save(update_fields=["status", "error", "finished_at", "updated_at"])
+    announce_panel(panel.id)
     logger.warning("panel %s failed: %s", panel.id, message)
 
 
@@ -240,6 +236,7 @@ def clarification_checked(*, round_id, reply: str, is_clear: bool, error: str = 
         round_.reply, round_.is_clear, round_.error = reply, is_clear, error[:300]
         round_.phase = RoundPhase.DONE if (is_clear or error) else RoundPhase.ASKING
         round_.save()
+        announce_panel(panel.id)
         if round_.phase == RoundPhase.DONE:
             _start_answering(panel)
 
@@ -248,16 +245,14 @@ def panel_clarification_answer(*, panel: Panel, answer: str, session_key: str = 
     """The person answers the clarifying questions of the open round; the model refines."""
     text = (answer or "").strip()
     if not text:
-        raise PanelError(CLARIFICATION_ANSWER_EMPTY, status=400)
-    from panels import tasks
-
+        raise RuleError(CLARIFICATION_ANSWER_EMPTY, status=400)
     with transaction.atomic():
         panel = _locked(panel.pk)
         round_ = _asking_round(panel, session_key)
         round_.person_answer = text[: settings.ARENA_PROMPT_MAX_CHARS]
         round_.phase = RoundPhase.REFINING
         round_.save(update_fields=["person_answer", "phase", "updated_at"])
-        tasks.panel_clarification_step.delay_on_commit(str(round_.id))
+        enqueue_task("panels.tasks.panel_clarification_step", str(round_.id))
 
 
 def panel_clarification_skip(*, panel: Panel, session_key: str = "") -> None:
@@ -272,11 +267,11 @@ def panel_clarification_skip(*, panel: Panel, session_key: str = "") -> None:
 
 def _asking_round(panel: Panel, session_key: str) -> ClarificationRound:
     if panel.session_key and panel.session_key != session_key:
-        raise PanelError(NOT_THE_ASKER, status=403)
+        raise RuleError(NOT_THE_ASKER, status=403)
     round_ = panel.rounds.select_for_update().order_by("-index").first()
     if panel.status != PanelStatus.CLARIFYING or round_ is None \
             or round_.phase != RoundPhase.ASKING:
-        raise PanelError(NOT_WAITING_FOR_ANSWERS, status=409)
+        raise RuleError(NOT_WAITING_FOR_ANSWERS, status=409)
     return round_
 
 
@@ -290,6 +285,7 @@ def clarification_refined(*, round_id, question: str, error: str = "") -> None:
         round_.error = error[:300]
         round_.phase = RoundPhase.DONE
         round_.save()
+        announce_panel(panel.id)
         if question:
             panel.question = question
             panel.save(update_fields=["question", "updated_at"])
@@ -313,10 +309,8 @@ def panel_advance(*, panel_id, rng: random.Random | None = None) -> None:
 
 
 def _maybe_start_judging(panel: Panel, rng: random.Random | None) -> None:
-    from panels import tasks
-
     answers = list(panel.answers.select_related("model"))
-    if not answers or any(a.status not in FINISHED_STEPS for a in answers):
+    if not answers or any(a.status not in FINISHED for a in answers):
         return
     done = [a for a in answers if a.status == StepStatus.DONE]
     if len(done) < 2:
@@ -334,12 +328,13 @@ def _maybe_start_judging(panel: Panel, rng: random.Random | None) -> None:
     panel.status = PanelStatus.JUDGING
     panel.save(update_fields=["status", "updated_at"])
     for judgement in judgements:
-        tasks.panel_judge.delay_on_commit(str(judgement.id), judgement.generation)
+        step_enqueue(judgement)
+    announce_panel(panel.id)
 
 
 def _maybe_finish(panel: Panel) -> None:
     judgements = list(panel.judgements.all())
-    if any(j.status not in FINISHED_STEPS for j in judgements):
+    if any(j.status not in FINISHED for j in judgements):
         return
     competitors = list(panel.answers.filter(status=StepStatus.DONE)
                        .order_by("model_id").values_list("model_id", flat=True))
@@ -360,6 +355,7 @@ def _maybe_finish(panel: Panel) -> None:
         for a, b, winner in verdict_math.pairwise_outcomes(j.ranking)
     ])
     transaction.on_commit(lambda: _announce(outcomes))
+    announce_panel(panel.id)
     logger.info("panel %s done: %d valid rankings of %d", panel.id, len(rankings),
                 len(judgements))
 

@@ -8,15 +8,14 @@ redelivered after its worker died after saving, but before advancing, completes 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 
-from django.db.models import Q
-from django.utils import timezone
-
+from arena import aio
 from arena.llm import ChatMessage, Completion, LLMError, complete_chat
 from arena.selectors import model_endpoint
+from arena.steps import FINISHED, StepStatus, release_database, step_claim, step_lease, step_save
+from battles.selection import leaked_identity
 from panels import services
 from panels.judging import (
     RankingError,
@@ -25,14 +24,8 @@ from panels.judging import (
     build_retry_prompt,
     parse_ranking,
 )
-from panels.models import (
-    FINISHED_STEPS,
-    MAX_JUDGE_ATTEMPTS,
-    PanelAnswer,
-    PanelJudgement,
-    StepStatus,
-)
-from battles.selection import leaked_identity
+from panels.models import MAX_JUDGE_ATTEMPTS, PanelAnswer, PanelJudgement
+from panels.streams import announce_step
 
 logger = logging.getLogger(__name__)
 
@@ -42,8 +35,10 @@ EMPTY_REPLY = "(an empty reply)"
 
 def call_model(model, messages: list[ChatMessage]) -> tuple[Completion | None, str]:
     """One non-streaming call; ``(completion, "")`` or ``(None, message safe to show)``."""
+    endpoint = model_endpoint(model)
+    release_database()
     try:
-        return asyncio.run(complete_chat(model_endpoint(model), messages)), ""
+        return aio.run(complete_chat(endpoint, messages)), ""
     except LLMError as exc:
         return None, exc.user_message
     except Exception:
@@ -51,21 +46,15 @@ def call_model(model, messages: list[ChatMessage]) -> tuple[Completion | None, s
         return None, UNEXPECTED_FAILURE
 
 
-def _claim(model, pk, generation: int) -> bool:
-    return bool(
-        model.objects.filter(pk=pk, generation=generation)
-        .exclude(Q(status__in=FINISHED_STEPS))
-        .update(status=StepStatus.RUNNING, updated_at=timezone.now())
-    )
-
-
 def panel_answer_generate(*, answer_id: str, generation: int) -> None:
     """One model answers the panel's question."""
     answer = PanelAnswer.objects.select_related("model", "panel").get(pk=answer_id)
-    fresh = answer.generation == generation and answer.status not in FINISHED_STEPS
-    if fresh and _claim(PanelAnswer, answer.pk, generation):
+    fresh = answer.generation == generation and answer.status not in FINISHED
+    if fresh and step_claim(PanelAnswer, answer.pk, generation):
         panel = answer.panel
-        completion, error = call_model(answer.model, [{"role": "user", "content": panel.question}])
+        with step_lease(PanelAnswer, answer.pk, generation):
+            completion, error = call_model(answer.model,
+                                           [{"role": "user", "content": panel.question}])
         if completion is not None and not completion.text.strip():
             completion, error = None, "The model sent an empty answer."
         fields: dict = {"status": StepStatus.FAILED, "error": error[:300]}
@@ -78,14 +67,10 @@ def panel_answer_generate(*, answer_id: str, generation: int) -> None:
                 "error": "",
                 "text": completion.text,
                 "names_model": (leaked_identity([completion.text], list(others)) or "")[:100],
-                "latency_ms": completion.latency_ms,
-                "input_tokens": completion.input_tokens,
-                "output_tokens": completion.output_tokens,
-                "cost_usd": completion.cost_usd,
-                "attempts": completion.attempts,
+                **answer.usage_fields(completion),
             }
-        PanelAnswer.objects.filter(pk=answer.pk, generation=generation).update(
-            updated_at=timezone.now(), **fields)
+        if step_save(PanelAnswer, answer.pk, generation, **fields):
+            announce_step(answer.panel_id, "answer")
         logger.info("panel %s: %s answered (%s)", panel.id, answer.model_id, fields["status"])
     services.panel_advance(panel_id=answer.panel_id)
 
@@ -97,11 +82,12 @@ def panel_judgement_run(*, judgement_id: str, generation: int) -> None:
     second reply is not valid either, the judgement is discarded with the reason kept.
     """
     judgement = PanelJudgement.objects.select_related("judge", "panel").get(pk=judgement_id)
-    fresh = judgement.generation == generation and judgement.status not in FINISHED_STEPS
-    if fresh and _claim(PanelJudgement, judgement.pk, generation):
-        fields = _judge(judgement)
-        PanelJudgement.objects.filter(pk=judgement.pk, generation=generation).update(
-            updated_at=timezone.now(), **fields)
+    fresh = judgement.generation == generation and judgement.status not in FINISHED
+    if fresh and step_claim(PanelJudgement, judgement.pk, generation):
+        with step_lease(PanelJudgement, judgement.pk, generation):
+            fields = _judge(judgement)
+        if step_save(PanelJudgement, judgement.pk, generation, **fields):
+            announce_step(judgement.panel_id, "judgement")
         logger.info("panel %s: %s judged (valid=%s)", judgement.panel_id, judgement.judge_id,
                     fields.get("is_valid"))
     services.panel_advance(panel_id=judgement.panel_id)

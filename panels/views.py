@@ -13,10 +13,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from arena.ratelimit import RateLimited
+from arena.errors import RuleError, rule_error_response
+from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
 from panels import selectors, services
-from panels.services import PanelError
 from panels.models import PanelOrigin
 
 TEMPLATE = "panels/panel.html"
@@ -45,7 +45,7 @@ def _form_context(request: HttpRequest, **extra) -> dict:
     models = [(m, a) for m, a in model_list_with_availability() if a.available or not m.optional]
     try:
         question_model, question_model_problem = services.question_model_get(), None
-    except PanelError as exc:
+    except RuleError as exc:
         question_model, question_model_problem = None, exc.message
     return {
         "models": models,
@@ -65,6 +65,7 @@ def panel_index(request: HttpRequest):
         return render(request, TEMPLATE, _form_context(request))
     auto = request.POST.get("action") == "generate"
     try:
+        visitor_limit(request, action="panel_create", limit=settings.ARENA_PANELS_PER_MINUTE)
         panel = services.panel_create(
             question=request.POST.get("question", ""),
             models=request.POST.getlist("models") or None,
@@ -73,13 +74,9 @@ def panel_index(request: HttpRequest):
             session_key=session_key_for(request),
             origin=PanelOrigin.WEB,
         )
-    except (PanelError, RateLimited) as exc:
-        message = exc.message if isinstance(exc, PanelError) else str(exc)
-        status = exc.status if isinstance(exc, PanelError) else 429
-        if request.htmx:
-            return render(request, f"{TEMPLATE}#error", {"error": message}, status=status)
-        context = _form_context(request, error=message, question=request.POST.get("question"))
-        return render(request, TEMPLATE, context, status=status)
+    except RuleError as exc:
+        return rule_error_response(request, exc, template=TEMPLATE, context=_form_context(
+            request, question=request.POST.get("question")))
     url = f"/panel/{panel.id}/"
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
@@ -106,17 +103,18 @@ def panel_clarify(request: HttpRequest, panel_id):
     if panel is None:
         raise Http404("panel not found")
     key = session_key_for(request, create=False) or ""
-    error = None
+    error: RuleError | None = None
     try:
+        visitor_limit(request, action="panel_clarify", limit=settings.ARENA_WRITES_PER_MINUTE)
         if request.POST.get("action") == "skip":
             services.panel_clarification_skip(panel=panel, session_key=key)
         else:
             services.panel_clarification_answer(panel=panel, session_key=key,
                                                 answer=request.POST.get("answer", ""))
-    except PanelError as exc:
-        error = exc.message
+    except RuleError as exc:
+        error = exc
     if not request.htmx and error is None:
         return redirect(f"/panel/{panel.id}/")
     template = f"{TEMPLATE}#progress" if request.htmx else TEMPLATE
-    return render(request, template, _panel_context(request, panel_id, error=error),
-                  status=200 if error is None else 400)
+    context = _panel_context(request, panel_id, error=error.message if error else None)
+    return render(request, template, context, status=error.status if error else 200)

@@ -45,3 +45,12 @@ def fast_llm_retries(settings):  # type: ignore[no-untyped-def]
     settings.ARENA_LLM_BACKOFF_BASE = 0.05
     settings.ARENA_LLM_TIMEOUTS = {"connect": 2.0, "read": 2.0, "write": 2.0, "pool": 2.0}
     return settings
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits() -> Iterator[None]:
+    """Every test starts with no request counted (all test clients share one IP)."""
+    from arena.ratelimit import limits_reset
+
+    limits_reset()
+    yield

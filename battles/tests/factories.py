@@ -3,7 +3,8 @@
 import factory
 
 from arena.models import AIModel, ProviderKind
-from battles.models import Battle, Position, Response, ResponseStatus, Slot, Turn, Vote
+from arena.steps import StepStatus
+from battles.models import Battle, Position, Response, Slot, Turn, Vote
 
 
 class AIModelFactory(factory.django.DjangoModelFactory):
@@ -47,7 +48,7 @@ class ResponseFactory(factory.django.DjangoModelFactory):
 
     turn = factory.SubFactory(TurnFactory)
     slot = Slot.A
-    status = ResponseStatus.DONE
+    status = StepStatus.DONE
     text = "An answer."
     latency_ms = 120
     output_tokens = 3

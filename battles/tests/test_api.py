@@ -5,6 +5,7 @@ import json
 import pytest
 from django.test import Client
 
+from arena.contests import voting
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from battles import services
 from battles.models import Battle, Vote
@@ -129,7 +130,7 @@ class TestErrors:
         response = post(client, f"/api/battles/{created.json()['battle_id']}/vote",
                         {"vote": "left"})
         assert response.status_code == 422
-        assert response.json()["detail"] == services.INVALID_VOTE
+        assert response.json()["detail"] == voting.INVALID_VOTE
 
     def test_the_sixth_follow_up_is_refused(self, db, client):
         client.get("/battle/")  # start a session
@@ -139,12 +140,16 @@ class TestErrors:
         assert response.status_code == 409
         assert response.json()["detail"] == services.MESSAGE_LIMIT_REACHED
 
-    def test_too_many_battles_is_429(self, api_battle, settings):
+    @pytest.fixture
+    def one_battle_per_minute(self, settings):
         settings.ARENA_BATTLES_PER_MINUTE = 1
+
+    def test_too_many_battles_is_429(self, one_battle_per_minute, api_battle):
         client, _ = api_battle
         response = post(client, "/api/battles", {"prompt": "another"})
         assert response.status_code == 429
         assert "Too many requests" in response.json()["detail"]
+        assert 1 <= int(response["Retry-After"]) <= 60
 
     def test_a_provider_that_keeps_failing_gives_502_and_keeps_the_battle(
         self, celery_worker, two_models, fast_llm_retries

@@ -32,7 +32,7 @@ CAUGHT_STREAMING = """([turn, position]) => {
   for (const side of document.querySelectorAll(selector)) {
     const text = side.querySelector('.stream-text');
     const status = side.dataset.status;
-    if (text && text.textContent.trim() && (status === 'streaming' || status === 'pending')) {
+    if (text && text.textContent.trim() && (status === 'running' || status === 'pending')) {
       const votes = [...document.querySelectorAll('#controls button.vote')];
       return {position: side.dataset.testid, status, text: text.textContent,
               votes: votes.length, votesDisabled: votes.every(b => b.disabled)};

@@ -9,8 +9,9 @@ from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 
 from arena.asgi import application
+from arena.steps import StepStatus
 from battles import services
-from battles.models import Response, ResponseStatus
+from battles.models import Response
 from battles.tests.conftest import assert_blind
 from battles.tests.factories import answered_battle
 
@@ -101,7 +102,7 @@ async def test_late_joiner_gets_a_snapshot_then_only_new_chunks(celery_worker, t
         session_key=session_key, prompt="one two three four five six seven eight nine ten"
     )
     while not await sync_to_async(
-        Response.objects.filter(turn=turn, status=ResponseStatus.STREAMING).exists
+        Response.objects.filter(turn=turn, status=StepStatus.RUNNING).exists
     )():
         await asyncio.sleep(0.02)
     await asyncio.sleep(0.3)  # let some chunks go by before the page connects

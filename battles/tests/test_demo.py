@@ -4,7 +4,8 @@ import pytest
 from django.core.management import call_command
 
 from arena.services import models_sync
-from battles.models import Battle, Response, ResponseStatus, Vote
+from arena.steps import StepStatus
+from battles.models import Battle, Response, Vote
 
 
 @pytest.mark.django_db
@@ -17,7 +18,7 @@ def test_seed_demo_creates_voted_battles_across_models_and_purge_removes_only_th
     assert demo.count() >= 300
     assert Vote.objects.filter(battle__is_demo=True).count() == demo.count()
     assert not Response.objects.filter(turn__battle__is_demo=True).exclude(
-        status=ResponseStatus.DONE).exists()
+        status=StepStatus.DONE).exists()
     used = set(demo.values_list("model_a", flat=True)) | set(demo.values_list("model_b", flat=True))
     assert len(used) == 11
     call_command("seed_demo", "--purge", stdout=StringIO())

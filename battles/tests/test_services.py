@@ -6,6 +6,9 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from arena.contests import voting
+from arena.errors import RuleError
+from arena.steps import StepStatus, step_requeue_stale
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from battles import services
 from battles.generation import response_generate
@@ -13,13 +16,11 @@ from battles.models import (
     MAX_MESSAGES,
     Position,
     Response,
-    ResponseStatus,
     Slot,
     Vote,
     Winner,
 )
 from battles.selection import leaked_identity, select_models_for_battle
-from battles.services import BattleError
 from battles.tests.conftest import neutral_reply
 from battles.tests.factories import AIModelFactory, ResponseFactory, TurnFactory, answered_battle
 
@@ -31,7 +32,7 @@ def wait_until_finished(battle, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         statuses = [r.status for t in battle.turns.all() for r in t.responses.all()]
-        if statuses and all(s in (ResponseStatus.DONE, ResponseStatus.FAILED) for s in statuses):
+        if statuses and all(s in (StepStatus.DONE, StepStatus.FAILED) for s in statuses):
             return
         time.sleep(0.05)
     raise AssertionError(f"answers not finished: {statuses}")
@@ -41,20 +42,20 @@ def wait_until_finished(battle, timeout: float = 30.0) -> None:
 class TestPromptRules:
     @pytest.mark.parametrize("prompt", ["", "   \n\t  "])
     def test_empty_or_whitespace_prompt_is_refused(self, prompt):
-        with pytest.raises(BattleError) as err:
+        with pytest.raises(RuleError) as err:
             services.battle_create(session_key=OWNER, prompt=prompt)
         assert err.value.message == services.PROMPT_EMPTY
         assert err.value.status == 400
 
     def test_prompt_over_the_limit_is_refused_naming_the_limit(self):
-        with pytest.raises(BattleError) as err:
+        with pytest.raises(RuleError) as err:
             services.battle_create(session_key=OWNER, prompt="x" * 30_001)
         assert "30,000" in err.value.message
         assert err.value.status == 422
 
     def test_fewer_than_two_available_models_gives_a_clear_message(self):
         AIModelFactory(status="deprecated")
-        with pytest.raises(BattleError) as err:
+        with pytest.raises(RuleError) as err:
             services.battle_create(session_key=OWNER, prompt="hello")
         assert err.value.message == services.NOT_ENOUGH_MODELS
         assert err.value.status == 503
@@ -64,7 +65,7 @@ class TestPromptRules:
 class TestFollowUpAndVoteRules:
     def test_follow_up_is_refused_after_six_messages(self):
         battle = answered_battle(turns=MAX_MESSAGES)
-        with pytest.raises(BattleError) as err:
+        with pytest.raises(RuleError) as err:
             services.battle_follow_up(battle=battle, prompt="one more")
         assert err.value.message == services.MESSAGE_LIMIT_REACHED
         assert battle.turns.count() == MAX_MESSAGES
@@ -72,7 +73,7 @@ class TestFollowUpAndVoteRules:
     def test_follow_up_is_refused_after_the_vote(self):
         battle = answered_battle()
         services.battle_vote(battle=battle, choice="tie")
-        with pytest.raises(BattleError) as err:
+        with pytest.raises(RuleError) as err:
             services.battle_follow_up(battle=battle, prompt="more")
         assert err.value.message == services.BATTLE_ALREADY_VOTED
 
@@ -80,8 +81,8 @@ class TestFollowUpAndVoteRules:
         battle = answered_battle()
         turn = TurnFactory(battle=battle, index=2)
         ResponseFactory(turn=turn, slot=Slot.A)
-        ResponseFactory(turn=turn, slot=Slot.B, status=ResponseStatus.STREAMING, text="")
-        with pytest.raises(BattleError) as err:
+        ResponseFactory(turn=turn, slot=Slot.B, status=StepStatus.RUNNING, text="")
+        with pytest.raises(RuleError) as err:
             services.battle_vote(battle=battle, choice="left_better")
         assert err.value.message == services.ANSWERS_NOT_READY
         assert not Vote.objects.filter(battle=battle).exists()
@@ -89,16 +90,16 @@ class TestFollowUpAndVoteRules:
     def test_vote_is_refused_while_an_answer_has_failed(self):
         battle = answered_battle()
         response = battle.turns.get().responses.get(slot=Slot.B)
-        response.status = ResponseStatus.FAILED
+        response.status = StepStatus.FAILED
         response.save()
-        with pytest.raises(BattleError) as err:
+        with pytest.raises(RuleError) as err:
             services.battle_vote(battle=battle, choice="tie")
         assert err.value.message == services.ANSWER_FAILED
 
     def test_second_vote_is_refused_and_the_first_is_kept(self):
         battle = answered_battle()
         services.battle_vote(battle=battle, choice="left_better")
-        with pytest.raises(BattleError) as err:
+        with pytest.raises(RuleError) as err:
             services.battle_vote(battle=battle, choice="right_better")
         assert err.value.status == 409
         assert Vote.objects.get(battle=battle).choice == "left_better"
@@ -111,9 +112,9 @@ class TestFollowUpAndVoteRules:
 
     def test_unknown_vote_is_refused(self):
         battle = answered_battle()
-        with pytest.raises(BattleError) as err:
+        with pytest.raises(RuleError) as err:
             services.battle_vote(battle=battle, choice="left")
-        assert err.value.message == services.INVALID_VOTE
+        assert err.value.message == voting.INVALID_VOTE
 
     @pytest.mark.parametrize(
         ("a_position", "choice", "winner", "score_a", "score_b"),
@@ -184,7 +185,7 @@ class TestGenerationWithWorker:
         wait_until_finished(battle)
 
         turns = list(battle.turns.prefetch_related("responses"))
-        assert all(r.status == ResponseStatus.DONE for t in turns for r in t.responses.all())
+        assert all(r.status == StepStatus.DONE for t in turns for r in t.responses.all())
         first_answers = {r.slot: r.text for r in turns[0].responses.all()}
         api_model_of = {Slot.A: battle.model_a.api_model, Slot.B: battle.model_b.api_model}
         second_requests = [r for r in fake_openai.chat_requests if len(r.messages) > 2]
@@ -216,10 +217,10 @@ class TestGenerationWithWorker:
             turn = battle.turns.get()
             failed = turn.responses.get(slot=slot_of_beta)
             kept = turn.responses.exclude(slot=slot_of_beta).get()
-            assert failed.status == ResponseStatus.FAILED
+            assert failed.status == StepStatus.FAILED
             assert failed.error and broken.base_url not in failed.error
             assert len(broken.chat_requests) == 3  # the client's three attempts
-            assert kept.status == ResponseStatus.DONE
+            assert kept.status == StepStatus.DONE
 
             broken.default = Behaviour.ok()
             services.response_retry(battle=battle, position=battle.position_of(slot_of_beta))
@@ -228,7 +229,7 @@ class TestGenerationWithWorker:
             broken.stop()
         failed.refresh_from_db()
         kept_again = turn.responses.exclude(slot=slot_of_beta).get()
-        assert failed.status == ResponseStatus.DONE and failed.generation == 1
+        assert failed.status == StepStatus.DONE and failed.generation == 1
         assert kept_again.text == kept.text and kept_again.generation == 0
 
 
@@ -236,16 +237,16 @@ class TestWorkerDeath:
     def test_an_answer_whose_worker_died_is_regenerated(self, celery_worker, two_models):
         battle, turn = services.battle_create(session_key=OWNER, prompt="Still there?")
         wait_until_finished(battle)
-        # As if the worker had died mid-answer: the row says "streaming" and is old.
+        # As if the worker had died mid-answer: the row is running and its lease ran out.
         stuck = turn.responses.get(slot=Slot.A)
         Response.objects.filter(pk=stuck.pk).update(
-            status=ResponseStatus.STREAMING, text="half an ans",
-            updated_at=timezone.now() - timedelta(minutes=10),
+            status=StepStatus.RUNNING, text="half an ans",
+            lease_expires_at=timezone.now() - timedelta(seconds=1),
         )
-        assert services.response_requeue_stale(older_than_seconds=300) == 1
+        assert step_requeue_stale() == 1
         wait_until_finished(battle)
         stuck.refresh_from_db()
-        assert stuck.status == ResponseStatus.DONE
+        assert stuck.status == StepStatus.DONE
         assert stuck.generation == 1 and "Still there?" in stuck.text
 
     def test_a_late_job_of_an_old_generation_cannot_overwrite(self, db):

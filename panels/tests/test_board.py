@@ -3,6 +3,9 @@
 import pytest
 from django.test import Client
 
+from leaderboard.boards import get_board
+from leaderboard.models import EloBoardState, OnlineElo, RunTrigger
+from leaderboard.services import ratings_run
 from panels import services
 from panels.boards import panel_counts, panel_outcomes
 from panels.models import PanelOutcome, PanelStatus
@@ -14,9 +17,6 @@ from panels.tests.panel_support import (
     wait_for,
     worker_idle,
 )
-from leaderboard.boards import get_board
-from leaderboard.models import EloBoardState, OnlineElo, RunTrigger
-from leaderboard.services import ratings_run
 
 
 @pytest.fixture

@@ -5,8 +5,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from panels import recovery, services, steps, tasks
-from panels.models import PanelAnswer, PanelStatus, StepStatus
+import arena.steps
+from arena.steps import StepStatus, step_requeue_stale
+from panels import recovery, services, steps
+from panels.models import PanelAnswer, PanelStatus
 from panels.tests.panel_support import panel_setup
 
 QUESTION = "What is 2+2?"
@@ -17,17 +19,15 @@ class WorkerLost(BaseException):
 
 
 @pytest.fixture
-def recorded(db, monkeypatch, fake_openai, fake_anthropic, settings):
-    """Task sends recorded as (task name, args) instead of going to the broker."""
+def recorded(transactional_db, monkeypatch, fake_openai, fake_anthropic, settings):
+    """Task sends (after commit) recorded as (task name, args) instead of going to the broker."""
     panel_setup(fake_openai, fake_anthropic, settings, monkeypatch)
     calls = []
-    for name in ("panel_answer", "panel_judge", "panel_generate_question",
-                 "panel_clarification_step"):
-        def record(*args, _name=name, **kwargs):
-            calls.append((_name, args))
 
-        monkeypatch.setattr(getattr(tasks, name), "delay_on_commit", record)
-        monkeypatch.setattr(getattr(tasks, name), "delay", record)
+    def record(name, args):
+        calls.append((name.rsplit(".", 1)[-1], tuple(args)))
+
+    monkeypatch.setattr(arena.steps, "send_task", record)
     return calls
 
 
@@ -68,9 +68,9 @@ def test_a_stuck_step_is_restarted_and_the_old_job_cannot_overwrite(recorded):
     stuck_id, old_generation = answers[0]
     long_ago = timezone.now() - timedelta(hours=1)
     PanelAnswer.objects.filter(pk=stuck_id).update(status=StepStatus.RUNNING,
-                                                   updated_at=long_ago)
+                                                   lease_expires_at=long_ago)
 
-    assert recovery.panel_resume_stale(older_than_seconds=60) == 1
+    assert step_requeue_stale() == 1
     restarted = sent(recorded, "panel_answer")[-1]
     assert restarted == (stuck_id, old_generation + 1)
     steps.panel_answer_generate(answer_id=stuck_id, generation=old_generation)  # the slow one
@@ -84,6 +84,7 @@ def test_a_stuck_step_is_restarted_and_the_old_job_cannot_overwrite(recorded):
         steps.panel_judgement_run(judgement_id=judgement_id, generation=generation)
     panel.refresh_from_db()
     assert panel.status == PanelStatus.DONE and panel.verdict["judges_counted"] == 3
+    assert step_requeue_stale() == 0
     assert recovery.panel_resume_stale(older_than_seconds=60) == 0
 
 

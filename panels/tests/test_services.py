@@ -4,9 +4,9 @@ import threading
 
 import pytest
 
+from arena.errors import RuleError
+from arena.steps import StepStatus
 from panels import services
-from panels.selectors import panel_get, panel_payload, panel_view
-from panels.services import PanelError
 from panels.models import (
     ClarificationRound,
     PanelAnswer,
@@ -14,8 +14,8 @@ from panels.models import (
     PanelOutcome,
     PanelStatus,
     RoundPhase,
-    StepStatus,
 )
+from panels.selectors import panel_get, panel_payload, panel_view
 from panels.tests.panel_support import (
     PanelScript,
     failing,
@@ -121,16 +121,16 @@ class TestFailures:
     def test_fewer_than_two_available_models_refuses_to_start(self, panel_models,
                                                              fake_anthropic):
         fake_anthropic.stop()
-        with pytest.raises(PanelError) as caught:
+        with pytest.raises(RuleError) as caught:
             services.panel_create(question=QUESTION, models=["alpha-7b", "gamma-1b"])
         assert caught.value.status == 503
         assert "1 is available now" in caught.value.message
         assert "Gamma Model: endpoint unreachable" in caught.value.message
 
     def test_unknown_models_and_empty_questions(self, panel_models):
-        with pytest.raises(PanelError, match="Unknown model id\\(s\\): nope"):
+        with pytest.raises(RuleError, match="Unknown model id\\(s\\): nope"):
             services.panel_create(question=QUESTION, models=["alpha-7b", "nope"])
-        with pytest.raises(PanelError, match=services.QUESTION_EMPTY):
+        with pytest.raises(RuleError, match=services.QUESTION_EMPTY):
             services.panel_create(question="   ")
 
 
@@ -231,20 +231,20 @@ class TestClarification:
         panel = services.panel_create(question=QUESTION, clarify=True, session_key="me")
         wait_for(lambda: ClarificationRound.objects.filter(panel=panel,
                                                            phase=RoundPhase.ASKING).exists())
-        with pytest.raises(PanelError, match=services.NOT_THE_ASKER):
+        with pytest.raises(RuleError, match=services.NOT_THE_ASKER):
             services.panel_clarification_answer(panel=panel, answer="yes", session_key="other")
-        with pytest.raises(PanelError, match=services.CLARIFICATION_ANSWER_EMPTY):
+        with pytest.raises(RuleError, match=services.CLARIFICATION_ANSWER_EMPTY):
             services.panel_clarification_answer(panel=panel, answer=" ", session_key="me")
         services.panel_clarification_skip(panel=panel, session_key="me")
         panel = wait_finished(panel.id)
         assert panel.status == PanelStatus.DONE and panel.question == QUESTION
         assert panel.rounds.get().skipped
-        with pytest.raises(PanelError, match=services.NOT_WAITING_FOR_ANSWERS):
+        with pytest.raises(RuleError, match=services.NOT_WAITING_FOR_ANSWERS):
             services.panel_clarification_skip(panel=panel, session_key="me")
 
     def test_an_unavailable_question_model_is_a_clear_error(self, panel_models, settings):
         settings.ARENA_PANEL_QUESTION_MODEL = "no-such-model"
-        with pytest.raises(PanelError, match="not in the model registry"):
+        with pytest.raises(RuleError, match="not in the model registry"):
             services.panel_create(question=QUESTION, clarify=True)
 
 

@@ -27,7 +27,7 @@
   document.body.addEventListener("htmx:beforeSwap", showErrors);
 
   function pending() {
-    return conversation.querySelectorAll('.side[data-status="pending"], .side[data-status="streaming"]');
+    return conversation.querySelectorAll('.side[data-status="pending"], .side[data-status="running"]');
   }
 
   function sideFor(responseId) {
@@ -40,7 +40,7 @@
   }
 
   function isPending(side) {
-    return side.dataset.status === "pending" || side.dataset.status === "streaming";
+    return side.dataset.status === "pending" || side.dataset.status === "running";
   }
 
   function refreshControls() {
@@ -80,12 +80,15 @@
       if (msg.seq <= last || !textEl) return;
       textEl.textContent += msg.text;
       seqs[msg.response] = msg.seq;
-      side.dataset.status = "streaming";
+      side.dataset.status = "running";
       scrollToEnd();
     } else if (msg.event === "restart") {
-      if (msg.seq <= last || !textEl) return;
+      // From the sweep (seq 0: its worker stopped, a notice says so) or a retried attempt.
+      const notice = side.querySelector(".step-notice");
+      if (notice) notice.textContent = msg.notice || "";
+      if ((msg.seq && msg.seq <= last) || !textEl) return;
       textEl.textContent = "";
-      seqs[msg.response] = msg.seq;
+      if (msg.seq) seqs[msg.response] = msg.seq;
     } else if (msg.event === "done" || msg.event === "failed") {
       if (isPending(side)) refresh(side, msg.event);
     }

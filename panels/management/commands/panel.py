@@ -22,8 +22,8 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from arena.errors import RuleError
 from panels import display, selectors, services
-from panels.services import PanelError
 from panels.models import PanelOrigin
 
 POLL_SECONDS = 0.3
@@ -71,7 +71,7 @@ class Command(BaseCommand):
             try:
                 panel = services.panel_create(question=question, models=models, auto=auto,
                                               clarify=clarify, origin=PanelOrigin.CLI)
-            except PanelError as exc:
+            except RuleError as exc:
                 raise CommandError(exc.message) from None
             console.print(f"Panel {panel.id}: {len(panel.participants)} models; "
                           f"page /panel/{panel.id}/")

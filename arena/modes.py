@@ -1,0 +1,92 @@
+"""The mode registry: each mode declares itself in its ``AppConfig``; the platform finds it.
+
+A mode's app config subclasses :class:`ModeConfig` and sets ``mode`` (import the module, not
+the classes: Django picks the one AppConfig class that ``apps.py`` holds)::
+
+    from arena import modes
+
+    class BattlesConfig(modes.ModeConfig):
+        name = "battles"
+        mode = modes.Mode(
+            key="battle", label="Battle", path="battle/", order=10,
+            summary="Two anonymous models answer your prompt; vote, then see who was who.",
+            urls="battles.urls", api_router="battles.api.router",
+            websocket_routes="battles.routing.websocket_urlpatterns",
+            beat={"battles-...": {"task": "...", "schedule": 60.0}},
+        )
+
+:mod:`arena.urls` mounts every mode's pages (or a "not open yet" page), :mod:`arena.api` its
+API router, :mod:`arena.routing` its sockets, :mod:`arena.context_processors` its navigation
+entry, and :class:`arena.apps.ArenaConfig` adds its beat entries to Celery's schedule. Boards
+are declared in each app's ``boards.py`` (see :mod:`leaderboard.boards`). Adding a mode edits
+no central list; references are dotted paths, so the platform imports no mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.apps import AppConfig, apps
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
+
+
+@dataclass(frozen=True)
+class Mode:
+    key: str  # navigation key, e.g. "battle"
+    label: str  # navigation label
+    path: str  # URL prefix of its pages, e.g. "battle/"
+    order: int  # position in the navigation
+    summary: str = ""  # one line for the home page
+    urls: str | None = None  # dotted path of its URLconf; None: the mode is not open yet
+    api_router: str | None = None  # dotted path of its ninja Router
+    websocket_routes: str | None = None  # dotted path of a list of URL patterns
+    beat: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.path.endswith("/") or self.path.startswith("/"):
+            raise ImproperlyConfigured(f"mode {self.key}: path must look like 'name/'")
+
+    @property
+    def url(self) -> str:
+        return f"/{self.path}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.urls is not None
+
+
+class ModeConfig(AppConfig):
+    """An app that is a mode (or a section with a page in the navigation)."""
+
+    mode: Mode
+
+
+def modes() -> list[Mode]:
+    """Every declared mode, in navigation order; keys and paths must be unique."""
+    found = [config.mode for config in apps.get_app_configs()
+             if isinstance(config, ModeConfig)]
+    found.sort(key=lambda m: (m.order, m.key))
+    for attribute in ("key", "path"):
+        values = [getattr(m, attribute) for m in found]
+        duplicates = {v for v in values if values.count(v) > 1}
+        if duplicates:
+            raise ImproperlyConfigured(f"two modes declare the same {attribute}: {duplicates}")
+    return found
+
+
+def websocket_urlpatterns() -> list:
+    return [route for m in modes() if m.websocket_routes
+            for route in import_string(m.websocket_routes)]
+
+
+def beat_schedule() -> dict[str, dict[str, Any]]:
+    schedule: dict[str, dict[str, Any]] = {}
+    for mode in modes():
+        for name, entry in mode.beat.items():
+            if name in schedule:
+                raise ImproperlyConfigured(f"two modes declare the beat entry {name!r}")
+            schedule[name] = dict(entry)
+    return schedule

@@ -1,0 +1,157 @@
+"""Persisted steps: the one way every mode runs model work in the background.
+
+A step is a row (a subclass of :class:`Step`) and a Celery task that does its work::
+
+    @step_task
+    def generate_response(response_id: str, generation: int) -> None:
+        from battles.generation import response_generate
+        response_generate(response_id=response_id, generation=generation)
+
+and inside the work::
+
+    if not step_claim(Response, pk, generation):   # stale, finished or taken: do nothing
+        return
+    with step_lease(Response, pk, generation):     # heartbeats while the call runs
+        completion = aio.run(stream_chat(...))
+    step_save(Response, pk, generation, status=StepStatus.DONE, text=...)
+
+Rules: the claim sets the status and the lease in one statement; only a job of the current
+generation can claim or save; :func:`step_requeue_stale` (beat, every
+``ARENA_STEP_SWEEP_SECONDS``) starts over, with a new generation, every running step whose
+lease expired (its worker died), never one that is merely old; a step that waited in the queue
+is never thrown away. Services enqueue with :func:`step_enqueue` (by task name), so they never
+import tasks.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.apps import apps
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from arena.steps.base import FINISHED, RESTARTED_NOTICE, Step, StepStatus
+from arena.steps.leases import lease_until, step_heartbeat, step_lease
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "FINISHED",
+    "RESTARTED_NOTICE",
+    "Step",
+    "StepStatus",
+    "enqueue_task",
+    "release_database",
+    "step_claim",
+    "step_enqueue",
+    "step_heartbeat",
+    "step_lease",
+    "step_models",
+    "step_requeue_stale",
+    "step_save",
+    "step_task",
+]
+
+TASK_OPTIONS = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True}
+
+
+def send_task(name: str, args: list) -> None:
+    """Send a Celery task by name (services never import tasks)."""
+    from celery import current_app
+
+    current_app.send_task(name, args=args)
+
+
+def enqueue_task(name: str, *args) -> None:
+    """Send the Celery task ``name`` once the current transaction commits."""
+    transaction.on_commit(lambda: send_task(name, list(args)))
+
+
+def step_enqueue(step: Step) -> None:
+    """Run the step's task (after commit) for its current generation."""
+    enqueue_task(type(step).task_name, str(step.pk), step.generation)
+
+
+def step_claim(model: type[Step], pk, generation: int) -> bool:
+    """Take a waiting step for this job: status and lease in one statement."""
+    now = timezone.now()
+    return bool(model.objects.filter(pk=pk, generation=generation, status=StepStatus.PENDING)
+                .update(status=StepStatus.RUNNING, lease_expires_at=lease_until(now),
+                        updated_at=now))
+
+
+def step_save(model: type[Step], pk, generation: int, *, status: str, **fields) -> bool:
+    """Save the result of a claimed step, only if its generation is still current."""
+    return bool(model.objects.filter(pk=pk, generation=generation, status=StepStatus.RUNNING)
+                .update(status=status, lease_expires_at=None, updated_at=timezone.now(),
+                        **fields))
+
+
+def release_database() -> None:
+    """Give this thread's database connection back before a long wait (a model call)."""
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+def step_task(function: Callable) -> Callable:
+    """A Celery task that runs one step: late ack, redelivered if its worker is lost, and a
+    fresh database connection before and after (worker threads outlive requests)."""
+    from celery import shared_task
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        close_old_connections()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return shared_task(**TASK_OPTIONS)(run)
+
+
+def step_models() -> list[type[Step]]:
+    return [m for m in apps.get_models() if issubclass(m, Step) and m.task_name]
+
+
+def step_requeue_stale() -> int:
+    """Start over every running step whose lease expired; resend long-waiting ones.
+
+    A running step with an expired lease lost its worker: its generation is bumped (the old
+    job, should it wake, can no longer save), it waits again and its task is sent. A step
+    still waiting after ``ARENA_STEP_RESEND_SECONDS`` is sent again *with the same
+    generation*: whichever copy runs first claims it, the other does nothing, so a step that
+    only waited in a long queue loses nothing. Returns how many steps were started over.
+    """
+    now = timezone.now()
+    requeued = 0
+    for model in step_models():
+        expired = model.objects.filter(status=StepStatus.RUNNING, lease_expires_at__lt=now)
+        for pk in expired.values_list("pk", flat=True):
+            with transaction.atomic():
+                updated = model.objects.filter(
+                    pk=pk, status=StepStatus.RUNNING, lease_expires_at__lt=now,
+                ).update(generation=F("generation") + 1, restarts=F("restarts") + 1,
+                         status=StepStatus.PENDING, lease_expires_at=None, updated_at=now)
+                if not updated:
+                    continue
+                step = model.objects.get(pk=pk)
+                # The page hears "started over" before the new job can stream.
+                transaction.on_commit(step.on_requeued)
+                step_enqueue(step)
+            requeued += 1
+        resend_before = now - timedelta(seconds=settings.ARENA_STEP_RESEND_SECONDS)
+        waiting = model.objects.filter(status=StepStatus.PENDING, updated_at__lt=resend_before)
+        for pk, generation in waiting.values_list("pk", "generation"):
+            with transaction.atomic():
+                if model.objects.filter(pk=pk, status=StepStatus.PENDING,
+                                        generation=generation).update(updated_at=now):
+                    enqueue_task(model.task_name, str(pk), generation)
+    if requeued:
+        logger.warning("started over %d steps whose worker stopped", requeued)
+    return requeued

@@ -1,0 +1,189 @@
+"""Live streams: a relay that publishes a text as it is written, a base WebSocket consumer that
+catches a late page up, and a wait helper for the JSON API.
+
+Every mode streams the same way. A writer (a worker thread, through :mod:`arena.aio`) sends
+chunks to a channel-layer *group* with increasing sequence numbers and appends them to a
+snapshot in Redis (``APPEND``, not a rewrite per chunk). A page joins the group first and reads
+the snapshot second, so it misses nothing and drops chunks whose number the snapshot already
+holds. Only the ids and fields the mode passes as ``meta`` travel; nothing names a model.
+
+Messages (JSON, as the page receives them)::
+
+    {"event": "delta",    "seq": n, "text": chunk, **meta}
+    {"event": "restart",  "seq": n, **meta}          # start the text over (a retried attempt)
+    {"event": "snapshot", "seq": n, "text": so_far, **meta}   # sent on connect
+    {"event": <mode's own>, **payload}               # e.g. "done", "failed", "changed"
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import redis.asyncio as aioredis
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+SNAPSHOT_TTL_SECONDS = 900
+EVENT_TYPE = "stream.event"  # the consumer's handler: StreamConsumer.stream_event
+FINISH_EVENTS = frozenset({"done", "failed"})
+
+logger = logging.getLogger(__name__)
+_redis_by_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _redis() -> aioredis.Redis:
+    """One Redis client per event loop (connections belong to the loop that opened them)."""
+    loop = asyncio.get_running_loop()
+    client = _redis_by_loop.get(loop)
+    if client is None:
+        client = _redis_by_loop[loop] = aioredis.from_url(settings.REDIS_URL)
+    return client
+
+
+def _keys(stream_id: str) -> tuple[str, str]:
+    return f"arena:stream:{stream_id}:text", f"arena:stream:{stream_id}:seq"
+
+
+async def publish(group: str, message: dict[str, Any]) -> None:
+    await get_channel_layer().group_send(group, {"type": EVENT_TYPE, "message": message})
+
+
+def publish_sync(group: str, message: dict[str, Any]) -> None:
+    """:func:`publish` from sync code (a service, a sweep); never raises for a Redis blip."""
+    from arena import aio
+
+    try:
+        aio.run(publish(group, message))
+    except Exception:  # the page re-reads the database; an event is a courtesy
+        logger.warning("could not publish %s to %s",
+                                            message.get("event"), group)
+
+
+class StreamRelay:
+    """Publishes one text's chunks to ``group`` and keeps its catch-up snapshot."""
+
+    def __init__(self, *, group: str, stream_id: str, meta: dict[str, Any]) -> None:
+        self.group = group
+        self.stream_id = str(stream_id)
+        self.meta = meta
+        # Microseconds since the epoch: a redelivered job (its worker died mid-answer)
+        # continues above every number an earlier attempt sent.
+        self.seq = time.time_ns() // 1000
+        self.text_key, self.seq_key = _keys(self.stream_id)
+
+    async def _send(self, event: str, **payload: Any) -> None:
+        await publish(self.group, {"event": event, **self.meta, **payload})
+
+    async def delta(self, chunk: str) -> None:
+        if not chunk:
+            return
+        self.seq += 1
+        async with _redis().pipeline(transaction=True) as pipe:
+            pipe.append(self.text_key, chunk).set(self.seq_key, self.seq)
+            pipe.expire(self.text_key, SNAPSHOT_TTL_SECONDS)
+            pipe.expire(self.seq_key, SNAPSHOT_TTL_SECONDS)
+            await pipe.execute()
+        await self._send("delta", seq=self.seq, text=chunk)
+
+    async def restart(self) -> None:
+        self.seq += 1
+        async with _redis().pipeline(transaction=True) as pipe:
+            pipe.set(self.text_key, "", ex=SNAPSHOT_TTL_SECONDS)
+            pipe.set(self.seq_key, self.seq, ex=SNAPSHOT_TTL_SECONDS)
+            await pipe.execute()
+        await self._send("restart", seq=self.seq)
+
+    async def finish(self, event: str, **payload: Any) -> None:
+        """Drop the snapshot (the database has the text now) and announce the end."""
+        await _redis().delete(self.text_key, self.seq_key)
+        await self._send(event, **payload)
+
+
+async def read_snapshot(stream_id: str) -> dict[str, Any] | None:
+    text_key, seq_key = _keys(str(stream_id))
+    async with _redis().pipeline(transaction=True) as pipe:
+        text, seq = await pipe.get(text_key).get(seq_key).execute()
+    if seq is None:
+        return None
+    return {"seq": int(seq), "text": (text or b"").decode()}
+
+
+class StreamConsumer(AsyncJsonWebsocketConsumer):
+    """Authorise in ``connect``, join the group, replay the snapshots, relay.
+
+    A mode subclasses it and implements :meth:`authorize` (sync, runs in a thread with the
+    database): return ``None`` to refuse (closed with 4404), else ``(group, streams)`` where
+    ``streams`` are ``(stream_id, meta)`` pairs of texts still being written.
+    """
+
+    group: str | None = None
+
+    def authorize(self, *, session_key: str | None, **route: str) -> tuple[
+            str, Iterable[tuple[str, dict[str, Any]]]] | None:
+        raise NotImplementedError
+
+    async def connect(self):
+        session = self.scope.get("session")
+        session_key = session.session_key if session is not None else None
+        route = self.scope["url_route"]["kwargs"]
+        allowed = await database_sync_to_async(self.authorize)(session_key=session_key, **route)
+        if allowed is None:
+            await self.close(code=4404)
+            return
+        self.group, streams = allowed[0], list(allowed[1])
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        # Joined first, snapshot second: nothing published after the join is missed.
+        for stream_id, meta in streams:
+            snapshot = await read_snapshot(stream_id)
+            if snapshot is not None:
+                await self.send_json({"event": "snapshot", **meta, **snapshot})
+
+    async def disconnect(self, code):
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def stream_event(self, event):
+        await self.send_json(event["message"])
+
+
+async def wait_until(group: str, finished: Callable[[], Awaitable[bool]], *, timeout: float,
+                     events: Iterable[str] = FINISH_EVENTS, recheck: float = 2.0) -> bool:
+    """Wait, without holding a thread, until ``finished()`` is true or ``timeout`` passes.
+
+    Listens on ``group`` and re-checks when one of ``events`` arrives (and every ``recheck``
+    seconds, in case an event was missed). True when finished.
+    """
+    wanted = frozenset(events)
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(group, channel)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if await finished():
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            await _next_event(layer, channel, min(remaining, recheck), wanted)
+    finally:
+        await layer.group_discard(group, channel)
+
+
+async def _next_event(layer, channel: str, timeout: float, wanted: frozenset[str]) -> None:
+    deadline = time.monotonic() + timeout
+    while (remaining := deadline - time.monotonic()) > 0:
+        try:
+            event = await asyncio.wait_for(layer.receive(channel), timeout=remaining)
+        except TimeoutError:
+            return
+        if event.get("message", {}).get("event") in wanted:
+            return

@@ -1,0 +1,10 @@
+"""Celery tasks of the platform."""
+
+from celery import shared_task
+
+
+@shared_task(ignore_result=True)
+def steps_requeue_stale() -> int:
+    from arena.steps import step_requeue_stale
+
+    return step_requeue_stale()
