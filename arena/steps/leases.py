@@ -40,6 +40,7 @@ class _Keeper:
         self.held: dict[tuple[type[Step], int], dict[object, int]] = defaultdict(dict)
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
+        self.interval = 0.0  # the interval of the wait in progress
 
     def hold(self, model: type[Step], pk, generation: int) -> None:
         with self.lock:
@@ -49,6 +50,8 @@ class _Keeper:
                 self.thread = threading.Thread(target=self._run, name="arena-step-leases",
                                                daemon=True)
                 self.thread.start()
+            elif settings.ARENA_STEP_HEARTBEAT_SECONDS < self.interval:
+                self.wake.set()  # the interval was shortened: start the shorter wait now
 
     def release(self, model: type[Step], pk, generation: int) -> None:
         with self.lock:
@@ -62,7 +65,8 @@ class _Keeper:
 
     def _run(self) -> None:
         while True:
-            self.wake.wait(settings.ARENA_STEP_HEARTBEAT_SECONDS)
+            self.interval = settings.ARENA_STEP_HEARTBEAT_SECONDS
+            self.wake.wait(self.interval)
             self.wake.clear()
             with self.lock:
                 batches = [(model, generation, list(holders))

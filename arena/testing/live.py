@@ -35,13 +35,13 @@ def celery_worker(celery_worker_session, transactional_db):
 
 
 @pytest.fixture(scope="session")
-def asgi_live_server_session(django_db_setup, tmp_path_factory) -> Iterator[str]:
-    """daphne in a fresh interpreter (not a fork) on the test database.
+def test_process_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
+    """The environment of a process of our own (daphne, a Celery worker) on the test database.
 
-    A fork copies the locks other threads hold at that moment (the Celery worker's, the
-    database pool's); a forked daphne sometimes hung before listening. A new process with a
-    settings module that names the test database inherits nothing but the environment
-    (Redis, var folder) and opens its own connections.
+    Such a process is a fresh interpreter, not a fork: a fork copies the locks other threads
+    hold at that moment (the Celery worker's, the database pool's); a forked daphne sometimes
+    hung before listening. A settings module that names the test database lets it inherit
+    nothing but the environment (Redis, var folder) and open its own connections.
     """
     from django.db import connection
 
@@ -50,11 +50,29 @@ def asgi_live_server_session(django_db_setup, tmp_path_factory) -> Iterator[str]
         "from arena.settings import *  # noqa: F403\n"
         f"DATABASES['default']['NAME'] = {str(connection.settings_dict['NAME'])!r}\n"
     )
+    return {**os.environ, "DJANGO_SETTINGS_MODULE": "live_server_settings",
+            "PYTHONPATH": os.pathsep.join([str(folder), str(settings.BASE_DIR)])}
+
+
+def start_worker_process(env: dict[str, str], *, queue: str) -> subprocess.Popen:
+    """A real ``celery worker`` process (threads) consuming only ``queue``, in its own process
+    group so a test can kill it outright."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "threads",
+         "--concurrency", "4", "-Q", queue, "--loglevel", "WARNING", "--without-gossip",
+         "--without-mingle", "--without-heartbeat"],
+        cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+@pytest.fixture(scope="session")
+def asgi_live_server_session(test_process_env) -> Iterator[str]:
+    """daphne in its own process on the test database (see :func:`test_process_env`)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "live_server_settings",
-           "PYTHONPATH": os.pathsep.join([str(folder), str(settings.BASE_DIR)])}
+    env = test_process_env
     process = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
          "arena.asgi:application"],

@@ -19,6 +19,7 @@ from panels.tests.panel_support import PanelScript, make_model, wait_for, worker
 pytestmark = pytest.mark.browser
 
 PANEL_URL = re.compile(r"/panel/[0-9a-f-]{36}/$")
+PANEL_SOCKET = re.compile(r"/ws/panels/[0-9a-f-]{36}/$")
 SCREENSHOT = Path("/tmp/panel.png")
 
 
@@ -62,6 +63,16 @@ def page(chromium, script, asgi_live_server, monkeypatch) -> Iterator[object]:
 def test_ask_clarify_watch_and_read_the_verdict(page, script, asgi_live_server, chromium):
     from playwright.sync_api import expect
 
+    sockets, changed, progress_reads = [], [], []
+
+    def on_socket(ws):
+        sockets.append(ws.url)
+        ws.on("framereceived", lambda frame: changed.append(frame) if '"changed"' in str(
+            frame) else None)
+
+    page.on("websocket", on_socket)
+    page.on("request", lambda r: progress_reads.append(r.url) if r.url.endswith(
+        "/progress") else None)
     page.goto("/panel/")
     expect(page.get_by_test_id("clarify")).to_be_checked()
     page.get_by_test_id("question-input").fill("What is 2+2?")
@@ -72,10 +83,11 @@ def test_ask_clarify_watch_and_read_the_verdict(page, script, asgi_live_server, 
     panel = Panel.objects.get()
     assert panel.participants == ["alpha-7b", "beta-3b", "gamma-1b"]
 
-    # Clarification: the model's question as Markdown, the person's answer, polling paused.
+    # Clarification: the model's question as Markdown, the person's answer, the socket
+    # closed while the page waits for the person.
     round_1 = page.get_by_test_id("round-1")
     expect(round_1.locator(".markdown strong")).to_have_text("number base")
-    expect(page.get_by_test_id("progress")).not_to_have_attribute("hx-trigger", "every 1s")
+    expect(page.get_by_test_id("progress")).not_to_have_attribute("data-socket", PANEL_SOCKET)
     page.get_by_test_id("clarify-answer").fill("Base ten, please")
     page.get_by_test_id("clarify-send").click()
     expect(page.get_by_test_id("question")).to_have_text("What is 2+2 in base ten?")
@@ -86,7 +98,11 @@ def test_ask_clarify_watch_and_read_the_verdict(page, script, asgi_live_server, 
     expect(progress).to_have_attribute("data-status", "judging")
     expect(page.get_by_test_id("answers-progress")).to_have_attribute("value", "3")
     expect(progress).to_have_attribute("data-status", "done")
-    expect(progress).not_to_have_attribute("hx-trigger", "every 1s")  # polling stopped
+    expect(progress).not_to_have_attribute("data-socket", PANEL_SOCKET)  # live part ended
+    # Everything arrived through the panel's socket: the page read its progress only when
+    # the socket opened or said something changed, never on a timer.
+    assert any(PANEL_SOCKET.search(url) for url in sockets) and changed
+    assert 0 < len(progress_reads) <= len(changed) + len(sockets)
 
     expect(page.get_by_test_id("winner")).to_contain_text("Alpha Model")
     rows = page.get_by_test_id("standing")
