@@ -91,13 +91,16 @@ def _local_server_availability(model: AIModel) -> Availability:
                                "(the run command starts it)")
 
 
+_probes = ThreadPoolExecutor(max_workers=8, thread_name_prefix="arena-probe")
+
+
 def models_availability(models: list[AIModel], *, ping: bool = True) -> dict[str, Availability]:
-    """Availability of many models, probing their endpoints concurrently."""
+    """Availability of many models, probing their endpoints concurrently (one shared pool of
+    threads: starting threads per call cost more than the cached answers)."""
     if not models:
         return {}
-    with ThreadPoolExecutor(max_workers=min(8, len(models))) as pool:
-        results = pool.map(lambda m: model_availability(m, ping=ping), models)
-        return {model.slug: result for model, result in zip(models, results, strict=True)}
+    results = _probes.map(lambda m: model_availability(m, ping=ping), models)
+    return {model.slug: result for model, result in zip(models, results, strict=True)}
 
 
 def endpoint_probe(base_url: str, *, kind: str, fresh: bool = False) -> tuple[bool, str]:

@@ -167,6 +167,8 @@ else:
                 "timeout": 20,
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
+            # A connection per thread, kept: opening one costs more than most queries.
+            "CONN_MAX_AGE": 600,
             "TEST": {"NAME": VAR_DIR / "test.sqlite3"},
         }
     }
@@ -196,6 +198,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Worker threads: model calls are I/O (their streams share one event loop per process,
+# arena.aio) and a thread holds a database connection only while it reads or saves, so one
+# worker holds hundreds of model calls at once.
+CELERY_WORKER_CONCURRENCY = env_int("CELERY_CONCURRENCY", 256, minimum=1)
 # The platform's periodic tasks; each mode adds its own in its AppConfig (arena.modes).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
 

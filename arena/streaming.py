@@ -51,8 +51,17 @@ def _keys(stream_id: str) -> tuple[str, str]:
     return f"arena:stream:{stream_id}:text", f"arena:stream:{stream_id}:seq"
 
 
+def end_group(group: str) -> str:
+    """Where a stream's ends are also announced: the JSON API's waiters listen here, so they
+    are not woken by every chunk."""
+    return f"{group}.end"
+
+
 async def publish(group: str, message: dict[str, Any]) -> None:
-    await get_channel_layer().group_send(group, {"type": EVENT_TYPE, "message": message})
+    layer = get_channel_layer()
+    await layer.group_send(group, {"type": EVENT_TYPE, "message": message})
+    if message.get("event") in FINISH_EVENTS:
+        await layer.group_send(end_group(group), {"type": EVENT_TYPE, "message": message})
 
 
 def publish_sync(group: str, message: dict[str, Any]) -> None:
@@ -158,12 +167,13 @@ async def wait_until(group: str, finished: Callable[[], Awaitable[bool]], *, tim
                      events: Iterable[str] = FINISH_EVENTS, recheck: float = 2.0) -> bool:
     """Wait, without holding a thread, until ``finished()`` is true or ``timeout`` passes.
 
-    Listens on ``group`` and re-checks when one of ``events`` arrives (and every ``recheck``
-    seconds, in case an event was missed). True when finished.
+    Listens for the ends of ``group``'s streams and re-checks when one of ``events`` arrives
+    (and every ``recheck`` seconds, in case an event was missed). True when finished.
     """
     wanted = frozenset(events)
     layer = get_channel_layer()
     channel = await layer.new_channel()
+    group = end_group(group)
     await layer.group_add(group, channel)
     try:
         deadline = time.monotonic() + timeout

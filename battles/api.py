@@ -17,7 +17,7 @@ from arena.contests.voting import VoteChoice
 from arena.errors import RuleError, errors
 from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
-from arena.steps import StepStatus
+from arena.steps import StepStatus, release_database
 from battles import selectors, services
 from battles.models import Position
 from battles.waiting import turn_wait_finished
@@ -113,7 +113,10 @@ def _write(request: HttpRequest, action, *, limit: int | None = None):
     its session key (created now, on its first write)."""
     visitor_limit(request, action="battle_write" if limit is None else "battle_create",
                   limit=settings.ARENA_WRITES_PER_MINUTE if limit is None else limit)
-    return action(session_key_for(request))
+    try:
+        return action(session_key_for(request))
+    finally:
+        release_database()  # the request now waits for the models: hold no connection
 
 
 @sync_to_async

@@ -1,20 +1,23 @@
 # ruff: noqa: T201 - a benchmark prints its figures
 """Battle latency on the real stack against a fake provider; prints figures, asserts nothing.
 
-    .venv/bin/python benchmarks/battle_latency.py [--t-ms 1000] [--battles 20] [--concurrent 50]
+    .venv/bin/python benchmarks/battle_latency.py [--t-ms 1000] [--battles 20] [--bursts 20,100]
 
 It builds a throwaway stack of its own: a temporary ``ARENA_VAR_DIR``, SQLite and the embedded
 Redis (or, when ``DATABASE_URL`` / ``REDIS_URL`` are set, a throwaway database on that
 PostgreSQL server and a queue of its own on that Redis), a migrated schema, daphne in a forked
-process, a Celery worker in threads of this process, and a fake OpenAI-compatible provider whose
-two models answer in T ms. Then it measures
+process, a Celery worker process (threads, as the run command starts it), and a fake
+OpenAI-compatible provider whose two models answer in T ms. Then it measures
 
 (a) a battle's wall time through ``POST /api/battles`` over T (the two sides run in parallel;
     target: at most T + 100 ms at T = 1 s), p50/p90 over ``--battles`` battles;
 (b) the time from the provider sending its first token to that chunk arriving in a
     browser-like websocket client on ``/ws/battles/<id>/`` (target: p50 at most 50 ms);
-(c) ``--concurrent`` battles at once through the API: every answer must hold its own prompt's
-    unique token and no other's; it prints the counts.
+(c) bursts of ``--bursts`` battles fired at once through the API (default 20 and 100): the
+    total time and each battle's p50/p95 over one answer's time T (targets: 20 at once within
+    1.5 T, 100 at once within 2.5 T), and every answer must hold its own prompt's unique token
+    and no other's; it prints the counts. The worker runs with the run command's default
+    number of threads (``CELERY_WORKER_CONCURRENCY``) unless ``--worker-threads`` is given.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import re
 import secrets
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -49,7 +53,7 @@ WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 # -- environment, before Django is set up -------------------------------------------------------
 
-def prepare_environment(worker_threads: int) -> dict:
+def prepare_environment() -> dict:
     """Point the settings at a throwaway stack; what was chosen, for the report and cleanup."""
     var_dir = tempfile.mkdtemp(prefix="arena-bench-")
     (Path(var_dir) / "static").mkdir()  # STATIC_ROOT: whitenoise warns when it is missing
@@ -58,9 +62,8 @@ def prepare_environment(worker_threads: int) -> dict:
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ["ARENA_LOCAL_MODELS"] = "0"
     os.environ["ARENA_BATTLES_PER_MINUTE"] = "0"  # no rate limit: the benchmark is the burst
+    os.environ["ARENA_PROVIDER_CALLS_PER_MINUTE"] = "0"
     os.environ.setdefault("CACHE_PREFIX", f"arena-bench-{secrets.token_hex(4)}")
-    # Every worker thread holds a database connection while it streams an answer.
-    os.environ.setdefault("DB_POOL_MAX", str(worker_threads + 8))
     info = {"var_dir": var_dir, "pg_admin_url": None, "pg_database": None}
     url = os.environ.get("DATABASE_URL", "").strip()
     if url.startswith(("postgres://", "postgresql://")):
@@ -378,7 +381,8 @@ def measure_first_chunk(port: int, provider, battles: int) -> None:
 
 
 def measure_concurrent(port: int, provider, t_ms: int, concurrent: int) -> None:
-    from battles.models import Response, ResponseStatus
+    from arena.steps import StepStatus
+    from battles.models import Response
 
     provider.total_time, provider.first_token_delay, provider.token_delay = t_ms / 1000, 0, 0
     tokens = [token() for _ in range(concurrent)]
@@ -394,9 +398,14 @@ def measure_concurrent(port: int, provider, t_ms: int, concurrent: int) -> None:
         return own, status, body, time.perf_counter() - started
 
     started = time.perf_counter()
+    started_monotonic = time.monotonic()
     with ThreadPoolExecutor(max_workers=concurrent) as pool:
         results = list(pool.map(one, tokens))
     wall = time.perf_counter() - started
+    keys = [k for k in provider.arrived_at if k[1] in set(tokens)]
+    arrived = sorted(provider.arrived_at[k] - started_monotonic for k in keys)
+    finished = sorted(provider.finished_at[k] - started_monotonic for k in keys
+                      if k in provider.finished_at)
     answered = lost = mixed = 0
     statuses: dict[str, int] = {}
     for own, status, body, _ in results:
@@ -412,18 +421,33 @@ def measure_concurrent(port: int, provider, t_ms: int, concurrent: int) -> None:
     saved = Response.objects.filter(turn__prompt__in=[f"Echo {t}" for t in tokens])
     for response in saved.select_related("turn"):
         own = TOKEN_RE.findall(response.turn.prompt)[0]
-        if response.status == ResponseStatus.DONE and set(TOKEN_RE.findall(response.text)) \
+        if response.status == StepStatus.DONE and set(TOKEN_RE.findall(response.text)) \
                 != {own}:
             saved_mixed += 1
-    done = saved.filter(status=ResponseStatus.DONE).count()
+    done = saved.filter(status=StepStatus.DONE).count()
     durations = sorted(r[3] for r in results)
+    t = t_ms / 1000
     print(f"(c) {concurrent} battles at once through POST /api/battles, T = {t_ms} ms")
     print(f"    answered with both answers holding their own token: {answered}/{concurrent};"
           f" lost: {lost}; mixed up: {mixed}; HTTP statuses: {statuses}")
     print(f"    saved answers done: {done}/{2 * concurrent}; saved answers with a foreign or"
           f" missing token: {saved_mixed}")
-    print(f"    all {concurrent} answered in {wall:.2f} s (each call p50 "
-          f"{percentile(durations, 50):.2f} s, max {durations[-1]:.2f} s)")
+    print(f"    all {concurrent} answered in {wall:.2f} s = {wall / t:.2f} T; per battle p50 "
+          f"{percentile(durations, 50):.2f} s = {percentile(durations, 50) / t:.2f} T, p95 "
+          f"{percentile(durations, 95):.2f} s = {percentile(durations, 95) / t:.2f} T, max "
+          f"{durations[-1]:.2f} s")
+    from battles.models import Battle
+
+    created = sorted((b.created_at.timestamp() - (time.time() - (time.monotonic()
+                      - started_monotonic))) for b in Battle.objects.filter(
+                          turns__prompt__in=[f"Echo {t}" for t in tokens]))
+    if created:
+        print(f"    battles were written (POST handled) for half after "
+              f"{percentile(created, 50):.2f} s and for all after {created[-1]:.2f} s")
+    if arrived and finished:
+        print(f"    the provider had half the requests after {percentile(arrived, 50):.2f} s and "
+              f"all {len(arrived)} after {arrived[-1]:.2f} s; it sent the last token of half "
+              f"after {percentile(finished, 50):.2f} s and of all after {finished[-1]:.2f} s")
 
 
 # -- main -----------------------------------------------------------------------------------
@@ -432,16 +456,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--t-ms", type=int, default=1000, help="provider answer time (ms)")
     parser.add_argument("--battles", type=int, default=20, help="battles for (a) and (b)")
-    parser.add_argument("--concurrent", type=int, default=50, help="battles at once for (c)")
-    parser.add_argument("--worker-threads", type=int, default=16,
-                        help="Celery worker threads (each streams one answer at a time)")
+    parser.add_argument("--bursts", default="20,100",
+                        help="comma-separated numbers of battles fired at once for (c)")
+    parser.add_argument("--worker-threads", type=int, default=None,
+                        help="Celery worker threads (default: the run command's)")
     args = parser.parse_args()
 
-    info = prepare_environment(args.worker_threads)
+    info = prepare_environment()
     import django
 
     django.setup()
-    from celery.contrib.testing.worker import start_worker
     from daphne.testing import DaphneProcess
     from django.conf import settings
     from django.core.management import call_command
@@ -470,24 +494,51 @@ def main() -> None:
             raise SystemExit("daphne did not start")
         port = server.port.value
 
+        threads = args.worker_threads or settings.CELERY_WORKER_CONCURRENCY
         provider = make_provider()
         stack.callback(provider.stop)
         create_models(provider)
-        stack.enter_context(start_worker(app, pool="threads", concurrency=args.worker_threads,
-                                         perform_ping_check=False, loglevel="WARNING",
-                                         shutdown_timeout=10))
+        start_worker_process(stack, app, threads)
 
         if info["pg_database"]:
             database = f"PostgreSQL (throwaway database {info['pg_database']})"
         else:
             database = "SQLite (throwaway)"
         redis = "embedded Redis" if settings.EMBEDDED_REDIS else "the Redis at REDIS_URL"
-        print(f"Stack: daphne on 127.0.0.1:{port}, Celery worker ({args.worker_threads} threads),"
+        print(f"Stack: daphne on 127.0.0.1:{port}, Celery worker ({threads} threads),"
               f" {database}, {redis}, fake OpenAI-compatible provider")
         measure_wall_time(port, provider, args.t_ms, args.battles)
         measure_first_chunk(port, provider, args.battles)
-        measure_concurrent(port, provider, args.t_ms, args.concurrent)
+        for burst in (int(n) for n in args.bursts.split(",") if n.strip()):
+            measure_concurrent(port, provider, args.t_ms, burst)
         sys.stdout.flush()
+
+
+def start_worker_process(stack: contextlib.ExitStack, app, threads: int) -> None:
+    """The Celery worker as the run command starts it: a process of its own (threads pool),
+    on this benchmark's queue, so it shares no interpreter lock with the clients and the
+    fake provider of this process."""
+    queue = app.conf.task_default_queue
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "threads",
+         "--concurrency", str(threads), "-Q", queue, "-n", f"{queue}@%h", "--loglevel",
+         "WARNING", "--without-gossip", "--without-mingle"],
+        cwd=ROOT, env=os.environ.copy(),
+    )
+
+    def stop() -> None:
+        worker.terminate()
+        try:
+            worker.wait(15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+
+    stack.callback(stop)
+    deadline = time.monotonic() + 60
+    while not app.control.ping(destination=[f"{queue}@{os.uname().nodename}"], timeout=0.5):
+        if worker.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the Celery worker did not start")
 
 
 def _application():

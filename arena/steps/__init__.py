@@ -94,8 +94,9 @@ def step_save(model: type[Step], pk, generation: int, *, status: str, **fields) 
 
 
 def release_database() -> None:
-    """Give this thread's database connection back before a long wait (a model call)."""
-    if not connection.in_atomic_block:
+    """Give this thread's database connection back to the pool before a long wait (a model
+    call). SQLite has no pool: its per-thread connection is kept."""
+    if connection.vendor != "sqlite" and not connection.in_atomic_block:
         connection.close()
 
 

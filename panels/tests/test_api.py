@@ -100,7 +100,8 @@ class TestPages:
         assert 'data-testid="generate" disabled' in html
         assert "The question model missing-model is not available" in html
 
-    def test_posting_starts_a_panel_and_its_page_polls_until_done(self, panel_models):
+    def test_posting_starts_a_panel_and_its_page_follows_the_socket_until_done(
+            self, panel_models):
         client = Client()
         response = client.post("/panel/", {"question": "What is 2+2?", "action": "ask"})
         assert response.status_code == 302
@@ -108,10 +109,11 @@ class TestPages:
         assert response["Location"] == f"/panel/{panel.id}/"
         progress = client.get(f"/panel/{panel.id}/progress").content.decode()
         if not Panel.objects.get(pk=panel.id).is_finished:
-            assert 'hx-trigger="every 1s"' in progress
+            assert f'data-socket="/ws/panels/{panel.id}/"' in progress
+        assert "hx-trigger" not in progress.split(">", 1)[0]  # never polls
         wait_finished(panel.id)
         progress = client.get(f"/panel/{panel.id}/progress").content.decode()
-        assert "hx-trigger" not in progress.split(">", 1)[0]  # polling stopped
+        assert "data-socket" not in progress.split(">", 1)[0]  # the live part ended
         page = client.get(f"/panel/{panel.id}/").content.decode()
         assert "Winner: <strong>Alpha Model</strong>" in page
         assert "<strong>four</strong>" in page  # the answers' Markdown, rendered

@@ -1,0 +1,39 @@
+"""The architecture is enforced, not hoped for: the import-linter contracts in pyproject.toml
+(modes depend on arena/ and never on each other; arena/ and leaderboard/ import no mode;
+leaderboard/ratings/ imports nothing of the project, nor Django)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from django.conf import settings
+
+
+def test_import_contracts_are_kept():
+    lint = Path(sys.executable).parent / "lint-imports"
+    result = subprocess.run([str(lint), "--no-cache"], cwd=settings.BASE_DIR,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "Contracts: 3 kept, 0 broken." in result.stdout
+
+
+@pytest.mark.django_db
+def test_the_platform_mounts_what_each_mode_declares(client):
+    from arena.celery import app
+    from arena.modes import modes
+    from arena.routing import websocket_urlpatterns
+
+    assert [m.key for m in modes()] == ["battle", "panel", "debates", "voice", "leaderboard"]
+    home = client.get("/").content.decode()
+    for mode in modes():
+        assert f'href="{mode.url}"' in home
+        assert client.get(mode.url).status_code == 200
+    assert {"arena-steps-requeue-stale", "panels-resume-stale",
+            "leaderboard-hourly"} <= set(app.conf.beat_schedule)
+    routes = [str(route.pattern) for route in websocket_urlpatterns]
+    assert routes == ["ws/battles/<str:battle_id>/", "ws/panels/<str:panel_id>/"]
+    paths = client.get("/api/openapi.json").json()["paths"]
+    assert {"/api/battles", "/api/panel/run", "/api/leaderboard", "/api/models"} <= set(paths)
+    assert "not open yet" in client.get("/debates/").content.decode()
