@@ -62,10 +62,12 @@ TASK_OPTIONS = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result
 
 
 def send_task(name: str, args: list) -> None:
-    """Send a Celery task by name (services never import tasks)."""
+    """Send a Celery task by name (services never import tasks). Nobody waits for a step's
+    result, so the sender does not subscribe to it (Celery would open a result channel per
+    sending thread)."""
     from celery import current_app
 
-    current_app.send_task(name, args=args)
+    current_app.send_task(name, args=args, ignore_result=True)
 
 
 def enqueue_task(name: str, *args) -> None:
