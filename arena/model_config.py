@@ -23,7 +23,7 @@ REQUIRED_FIELDS = ("id", "name", "model")
 KNOWN_FIELDS = {
     "id", "name", "model", "kind", "provider", "base_url", "api_key_env", "organization",
     "license", "status", "max_tokens", "system_prompt", "optional", "local",
-    "cost_per_1m_input_tokens", "cost_per_1m_output_tokens",
+    "cost_per_1m_input_tokens", "cost_per_1m_output_tokens", "aliases",
 }
 
 
@@ -49,6 +49,7 @@ class ModelSpec:
     local_key: str
     input_price_per_million: Decimal
     output_price_per_million: Decimal
+    aliases: tuple[str, ...] = ()
 
     @property
     def is_local(self) -> bool:
@@ -72,6 +73,7 @@ class ModelSpec:
             "local_key": self.local_key,
             "input_price_per_million": self.input_price_per_million,
             "output_price_per_million": self.output_price_per_million,
+            "aliases": list(self.aliases),
         }
 
 
@@ -162,7 +164,16 @@ def _parse_entry(path: Path, position: int, entry: Any) -> ModelSpec:
         local_key=local_key,
         input_price_per_million=_price(entry, "cost_per_1m_input_tokens", fail),
         output_price_per_million=_price(entry, "cost_per_1m_output_tokens", fail),
+        aliases=_aliases(entry, fail),
     )
+
+
+def _aliases(entry: dict, fail) -> tuple[str, ...]:
+    """Other names a conversation may use for the model (``aliases: [ChatGPT]``)."""
+    raw = entry.get("aliases") or []
+    if not isinstance(raw, list) or not all(isinstance(a, str) and a.strip() for a in raw):
+        raise fail(f"aliases must be a list of names, not {raw!r}")
+    return tuple(a.strip() for a in raw)
 
 
 def _price(entry: dict, field: str, fail) -> Decimal:

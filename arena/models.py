@@ -49,6 +49,10 @@ class AIModel(models.Model):
     local_key = models.CharField(
         max_length=50, blank=True, help_text="Which embedded local model serves it."
     )
+    aliases = models.JSONField(
+        default=list, blank=True,
+        help_text="Other names a conversation may use for the model (identity-leak filter).",
+    )
     optional = models.BooleanField(
         default=False, help_text="Skipped quietly when its key or endpoint is missing."
     )

@@ -1,18 +1,14 @@
-"""Which two models meet, and whether a vote leaks who they were."""
+"""Which two models meet."""
 
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Sequence
 
 from django.conf import settings
 from django.db.models import Count, Q
 
 from arena.models import AIModel
-
-# Providers that say nothing about the model behind them.
-_GENERIC_TERMS = {"local", "local (llama.cpp)", "llama.cpp", "ollama", "openai-compatible"}
 
 
 def select_models_for_battle(
@@ -58,24 +54,3 @@ def _vote_counts(slugs: list[str]) -> dict[str, int]:
             if slug in counts:
                 counts[slug] += n
     return counts
-
-
-def identity_terms(model: AIModel) -> set[str]:
-    """Words that would tell a voter which model this is (FastChat's identity filter)."""
-    terms = {model.slug, model.api_model, model.name, model.organization, model.provider}
-    first_word = re.split(r"[\s/:]+", model.name.strip())[0] if model.name.strip() else ""
-    terms.add(first_word)
-    letters = re.match(r"[A-Za-z]+", first_word)
-    if letters:
-        terms.add(letters.group(0))
-    return {t.strip().lower() for t in terms if t and len(t.strip()) >= 3} - _GENERIC_TERMS
-
-
-def leaked_identity(texts: Sequence[str], models: Sequence[AIModel]) -> str | None:
-    """The first identifying term of any model found in any text, else None."""
-    haystack = "\n".join(texts).lower()
-    for model in models:
-        for term in sorted(identity_terms(model), key=len, reverse=True):
-            if re.search(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", haystack):
-                return term
-    return None

@@ -13,12 +13,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from arena.contests.leaks import leaked_identity
 from arena.contests.voting import vote_once, vote_outcome
 from arena.errors import RuleError
 from arena.ratelimit import provider_budget
 from arena.steps import StepStatus, step_enqueue
 from battles.models import MAX_MESSAGES, Battle, Position, Response, Slot, Turn, Vote
-from battles.selection import leaked_identity, select_models_for_battle
+from battles.selection import select_models_for_battle
 from battles.signals import vote_recorded
 
 logger = logging.getLogger(__name__)

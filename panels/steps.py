@@ -12,10 +12,10 @@ import logging
 import time
 
 from arena import aio
+from arena.contests.leaks import leaked_identity
 from arena.llm import ChatMessage, Completion, LLMError, complete_chat
 from arena.selectors import model_endpoint
 from arena.steps import FINISHED, StepStatus, release_database, step_claim, step_lease, step_save
-from battles.selection import leaked_identity
 from panels import services
 from panels.judging import (
     RankingError,

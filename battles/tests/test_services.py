@@ -7,6 +7,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from arena.contests import voting
+from arena.contests.leaks import leaked_identity
 from arena.errors import RuleError
 from arena.steps import StepStatus, step_requeue_stale
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
@@ -20,7 +21,7 @@ from battles.models import (
     Vote,
     Winner,
 )
-from battles.selection import leaked_identity, select_models_for_battle
+from battles.selection import select_models_for_battle
 from battles.tests.conftest import neutral_reply
 from battles.tests.factories import AIModelFactory, ResponseFactory, TurnFactory, answered_battle
 
@@ -146,8 +147,8 @@ class TestIdentityFilter:
 
     def test_identity_terms_match_whole_words_only(self):
         model = AIModelFactory(name="Qwen2.5 Coder", organization="Alibaba", slug="qwen-coder")
-        assert leaked_identity(["I was trained by Alibaba Cloud"], [model]) == "alibaba"
-        assert leaked_identity(["I am qwen, a model"], [model]) == "qwen"
+        assert leaked_identity(["I was trained by Alibaba Cloud"], [model]).lower() == "alibaba"
+        assert leaked_identity(["I am qwen, a model"], [model]).lower() == "qwen"
         assert leaked_identity(["An unrelated answer about coders"], [model]) is None
 
 

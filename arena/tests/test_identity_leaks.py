@@ -1,0 +1,116 @@
+"""The identity-leak filter (arena/contests/leaks.py), table-driven: every way of naming a
+model that must be caught, and the plain text that must not be."""
+
+import time
+
+import pytest
+
+from arena.contests.leaks import identity_terms, leaked_identity
+from arena.model_config import ModelConfigError, load_model_specs
+from arena.models import AIModel
+
+
+def model(slug, name, organization, *, api_model=None, provider=None, aliases=()):
+    return AIModel(slug=slug, name=name, organization=organization,
+                   api_model=api_model or slug, provider=provider or organization,
+                   aliases=list(aliases))
+
+
+NAMER = model("namer-7b", "Namer 7B", "Namer Labs", api_model="namer-7b-chat")
+GPT = model("gpt-4o", "GPT-4o", "OpenAI")
+CLAUDE = model("claude-3-haiku", "Claude 3 Haiku", "Anthropic",
+               api_model="claude-3-haiku-20240307")
+GEMINI = model("gemini-2.5-pro", "Gemini 2.5 Pro", "Google")
+LLAMA = model("llama-3.1-8b", "Llama 3.1 8B", "Meta", provider="Groq")
+QWEN = model("qwen2.5-coder-0.5b", "Qwen2.5 Coder 0.5B", "Alibaba",
+             provider="Local (llama.cpp)")
+MISTRAL = model("mistral-small", "Mistral Small", "Mistral")
+DEEPSEEK = model("deepseek-chat", "DeepSeek V3", "DeepSeek")
+SMOL = model("smollm2-135m", "SmolLM2 135M", "Hugging Face", aliases=["SmolLM"])
+CUSTOM = model("house-model", "House Model", "Acme", aliases=["ChatGPT"])
+
+FLAGGED = [
+    # text, model, the term reported
+    ("I am NamerBot, at your service.", NAMER, "Namer"),
+    ("Built by NamerLabs.", NAMER, "Namer Labs"),
+    ("Built by Namer Labs.", NAMER, "Namer Labs"),
+    ("I'm GPT4o.", GPT, "gpt-4o"),
+    ("As gpt-4o I think", GPT, "gpt-4o"),
+    ("I am GPT 4o.", GPT, "gpt-4o"),
+    ("I am Claude3.", CLAUDE, "Claude"),
+    ("Signed, N.a.m.e.r", NAMER, "Namer"),
+    ("Signed, N a m e r", NAMER, "Namer"),
+    ("I am ChatGPT.", GPT, "ChatGPT"),
+    ("I am Сlаudе (Cyrillic letters).", CLAUDE, "Claude"),
+    ("ＧＰＴ－４ｏ in fullwidth", GPT, "gpt-4o"),
+    ("Ask Gemini instead", GEMINI, "Gemini"),
+    ("Google trained me", GEMINI, "Google"),
+    ("I run on Llama weights", LLAMA, "Llama"),
+    ("I am Qwen, a coding model", QWEN, "Qwen"),
+    ("Made by Alibaba Cloud", QWEN, "Alibaba"),
+    ("Mixtral says hi", MISTRAL, "Mixtral"),
+    ("DeepSeek here", DEEPSEEK, "DeepSeek"),
+    ("I am SmolLM, a small model", SMOL, "SmolLM"),
+    ("I am ChatGPT", CUSTOM, "ChatGPT"),  # an alias from the models file
+    ("claude-3-haiku-20240307 speaking", CLAUDE, "claude-3-haiku-20240307"),
+]
+
+NOT_FLAGGED = [
+    ("I am a helpful assistant.", GPT),
+    ("Thanks to the open AI community for the data.", GPT),
+    ("Claudette wrote a letter.", CLAUDE),
+    ("The metadata is missing.", LLAMA),
+    ("Two llamas and an alpaca.", LLAMA),
+    ("A gem in the mine.", GEMINI),
+    ("The rename failed.", NAMER),
+    ("A local model answered.", QWEN),
+    ("An unrelated answer about coders", QWEN),
+]
+
+
+@pytest.mark.parametrize(("text", "model", "term"), FLAGGED)
+def test_a_name_in_any_disguise_is_caught(text, model, term):
+    assert leaked_identity([text], [model]) == term
+
+
+@pytest.mark.parametrize(("text", "model"), NOT_FLAGGED)
+def test_plain_text_names_nobody(text, model):
+    assert leaked_identity([text], [model]) is None
+
+
+def test_generic_provider_words_are_not_terms():
+    shown = {t.shown for t in identity_terms(QWEN)}
+    assert "Local (llama.cpp)" not in shown
+    assert {"Qwen", "Alibaba", "qwen2.5-coder-0.5b"} <= shown
+
+
+def test_every_text_and_either_model_are_searched():
+    assert leaked_identity(["hello", "Made by Anthropic"], [GPT, CLAUDE]) == "Anthropic"
+
+
+def test_a_long_conversation_is_checked_quickly():
+    text = "A perfectly ordinary sentence about nothing in particular. " * 500  # ~30,000 chars
+    started = time.perf_counter()
+    assert leaked_identity([text], [NAMER, GPT]) is None
+    # Not a timing assertion: this prints the figure for the closing note.
+    print(f"30,000 characters, two models: {(time.perf_counter() - started) * 1000:.1f} ms")
+
+
+def test_the_models_file_takes_aliases(tmp_path):
+    good = tmp_path / "models.yaml"
+    good.write_text("models:\n  - {id: m1, name: M1, model: m1, base_url: 'http://x/v1', "
+                    "aliases: [ChatGPT, Bot One]}\n")
+    assert load_model_specs(good)[0].aliases == ("ChatGPT", "Bot One")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("models:\n  - {id: m1, name: M1, model: m1, base_url: 'http://x/v1', "
+                   "aliases: ChatGPT}\n")
+    with pytest.raises(ModelConfigError, match="model 'm1': aliases must be a list of names"):
+        load_model_specs(bad)
+
+
+@pytest.mark.django_db
+def test_seeded_aliases_reach_the_registry():
+    from arena.services import models_sync
+
+    models_sync()
+    assert AIModel.objects.get(pk="smollm2-135m").aliases == ["SmolLM"]
