@@ -50,7 +50,7 @@ class _Keeper:
                 self.thread = threading.Thread(target=self._run, name="arena-step-leases",
                                                daemon=True)
                 self.thread.start()
-            elif settings.ARENA_STEP_HEARTBEAT_SECONDS < self.interval:
+            elif self.interval > settings.ARENA_STEP_HEARTBEAT_SECONDS:
                 self.wake.set()  # the interval was shortened: start the shorter wait now
 
     def release(self, model: type[Step], pk, generation: int) -> None:

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from django.conf import settings
 
 
