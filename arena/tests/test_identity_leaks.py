@@ -1,8 +1,6 @@
 """The identity-leak filter (arena/contests/leaks.py), table-driven: every way of naming a
 model that must be caught, and the plain text that must not be."""
 
-import time
-
 import pytest
 
 from arena.contests.leaks import identity_terms, leaked_identity
@@ -88,12 +86,10 @@ def test_every_text_and_either_model_are_searched():
     assert leaked_identity(["hello", "Made by Anthropic"], [GPT, CLAUDE]) == "Anthropic"
 
 
-def test_a_long_conversation_is_checked_quickly():
+def test_a_long_conversation_is_searched_to_its_end():
     text = "A perfectly ordinary sentence about nothing in particular. " * 500  # ~30,000 chars
-    started = time.perf_counter()
     assert leaked_identity([text], [NAMER, GPT]) is None
-    # Not a timing assertion: this prints the figure for the closing note.
-    print(f"30,000 characters, two models: {(time.perf_counter() - started) * 1000:.1f} ms")
+    assert leaked_identity([text + " I am ChatGPT."], [NAMER, GPT]) == "ChatGPT"
 
 
 def test_the_models_file_takes_aliases(tmp_path):
