@@ -1,4 +1,4 @@
-"""Blind judging: per-judge shuffled neutral labels, the prompt, robust JSON extraction and
+"""Blind judging: per-judge shuffled neutral labels, the prompt, the reply's schema and
 permutation checks. Pure functions (no Django), so every case is testable alone.
 
 What the anchors got wrong and this fixes: every judge saw the answers in the same order
@@ -11,14 +11,17 @@ with the reason kept.
 
 from __future__ import annotations
 
-import json
+import itertools
 import random
 import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.llm import extract_json_object
+
 LABELS = string.ascii_uppercase  # at most 26 answers per panel
+PERMUTATION_ENUM_MAX = 5  # 120 permutations; more would make a slow grammar
 
 JUDGE_PROMPT = """You are judging a competition between {count} responses to the same question.
 The responses are labelled {label_list}; the labels say nothing about who wrote them, and
@@ -39,8 +42,6 @@ RETRY_PROMPT = """That ranking cannot be used: {error}
 Reply again with JSON only: {{"results": [...]}} listing each of the labels {label_list}
 exactly once, best first. No other text."""
 
-NO_JSON = "the reply contains no JSON object"
-INCOMPLETE_JSON = "the reply has no complete JSON object (it may have been cut off)"
 NO_RESULTS = 'the JSON object has no "results" list'
 RESULTS_NOT_LIST = '"results" must be a list of labels, best first'
 BAD_ITEM = "{item!r} is not a label (use {label_list})"
@@ -48,8 +49,6 @@ UNKNOWN_LABEL = "{item!r} is not one of the responses ({label_list})"
 DUPLICATE_LABEL = "Response {label} is ranked more than once"
 MISSING_LABELS = "{labels} {verb} missing: every response must be ranked"
 
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",\s*([\]}])")
 _LABEL_TEXT = re.compile(r"^\s*(?:response|answer|label)?\s*[#:]?\s*([A-Za-z]|\d+)\s*[.)]?\s*$",
                          re.IGNORECASE)
 _ITEM_KEYS = ("label", "response", "id", "answer", "name")
@@ -110,76 +109,6 @@ def build_retry_prompt(error: str, shown: Shown) -> str:
     return RETRY_PROMPT.format(error=error, label_list=label_list(shown.labels))
 
 
-def _candidates(text: str) -> list[str]:
-    """Where JSON may be: inside code fences first, then the whole reply."""
-    return [*(m.group(1) for m in _FENCE.finditer(text)), text]
-
-
-def _objects_in(text: str) -> list[object]:
-    """Every JSON value that starts at a ``{`` and parses, outermost first, left to right.
-
-    ``raw_decode`` at each brace finds a complete object however deeply it nests, and ignores
-    prose before and after it (a regex over braces cannot balance nested ones).
-    """
-    decoder = json.JSONDecoder()
-    found: list[object] = []
-    end_of_last = -1
-    for match in re.finditer(r"\{", text):
-        start = match.start()
-        if start < end_of_last:
-            continue  # inside an object already found
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except ValueError:
-            continue
-        found.append(value)
-        end_of_last = end
-    return found
-
-
-def _repaired(text: str) -> str:
-    """Small, safe repairs of near-JSON: typographic quotes and trailing commas."""
-    text = text.replace("\u201c", '"').replace("\u201d", '"').replace("\u2019", "'")
-    return _TRAILING_COMMA.sub(r"\1", text)
-
-
-def extract_json(text: str) -> dict:
-    """The first JSON object in ``text`` that has a ``results`` key, else the first object.
-
-    Handles code fences (```json ... ```), prose around the object, nested objects and
-    trailing commas. Raises :class:`RankingError` when there is no complete object.
-    """
-    first: dict | None = None
-    for attempt in (text or "", _repaired(text or "")):
-        for candidate in _candidates(attempt):
-            for value in _objects_in(candidate):
-                if isinstance(value, dict):
-                    if "results" in value:
-                        return value
-                    first = first if first is not None else value
-                    nested = _find_results(value)
-                    if nested is not None:
-                        return nested
-    if first is not None:
-        return first
-    raise RankingError(INCOMPLETE_JSON if "{" in (text or "") else NO_JSON)
-
-
-def _find_results(value: object, depth: int = 0) -> dict | None:
-    """A dict with ``results`` nested inside ``value`` (e.g. ``{"ranking": {"results": ...}}``)."""
-    if depth > 5:
-        return None
-    children = value.values() if isinstance(value, dict) else value if isinstance(
-        value, list) else []
-    for child in children:
-        if isinstance(child, dict) and "results" in child:
-            return child
-        found = _find_results(child, depth + 1)
-        if found is not None:
-            return found
-    return None
-
-
 def _label_from_item(item: object, labels: Sequence[str]) -> str:
     """A ranking item as a label: ``"B"``, ``"Response B"``, ``2`` (= the second label,
     as the seed's numbered answers), or an object like ``{"label": "B"}``."""
@@ -225,8 +154,35 @@ def validate_ranking(results: object, labels: Sequence[str]) -> list[str]:
 
 
 def parse_ranking(text: str, shown: Shown) -> list[str]:
-    """The judge's reply as keys (model slugs) best first; raises :class:`RankingError`."""
-    data = extract_json(text)
+    """The judge's reply (free text) as keys (model slugs) best first; raises
+    :class:`RankingError`."""
+    try:
+        data = extract_json_object(text, want_key="results")
+    except ValueError as exc:
+        raise RankingError(str(exc)) from None
+    return ranking_from(data, shown)
+
+
+def ranking_from(data: dict, shown: Shown) -> list[str]:
+    """A parsed reply ``{"results": [...]}`` as keys best first, if it is a permutation."""
     if "results" not in data:
         raise RankingError(NO_RESULTS)
     return [shown.key_of(label) for label in validate_ranking(data["results"], shown.labels)]
+
+
+def ranking_schema(shown: Shown) -> dict:
+    """The JSON Schema of a judge's reply, strict enough for the server to enforce.
+
+    Up to :data:`PERMUTATION_ENUM_MAX` answers, ``results`` is one of the permutations of the
+    labels (llama.cpp turns it into a grammar, so even a tiny model can only rank each answer
+    once); with more, it is a list of labels of the right length, and the permutation check
+    (:func:`validate_ranking`) does the rest.
+    """
+    labels = list(shown.labels)
+    if len(labels) <= PERMUTATION_ENUM_MAX:
+        results: dict = {"enum": [list(p) for p in itertools.permutations(labels)]}
+    else:
+        results = {"type": "array", "items": {"enum": labels},
+                   "minItems": len(labels), "maxItems": len(labels)}
+    return {"type": "object", "properties": {"results": results}, "required": ["results"],
+            "additionalProperties": False}

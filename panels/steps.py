@@ -13,7 +13,14 @@ import time
 
 from arena import aio
 from arena.contests.leaks import leaked_identity
-from arena.llm import ChatMessage, Completion, LLMError, complete_chat
+from arena.llm import (
+    ChatMessage,
+    Completion,
+    LLMError,
+    LLMSchemaViolation,
+    complete_chat,
+    complete_json,
+)
 from arena.selectors import model_endpoint
 from arena.steps import FINISHED, StepStatus, release_database, step_claim, step_lease, step_save
 from panels import services
@@ -22,7 +29,8 @@ from panels.judging import (
     Shown,
     build_judge_prompt,
     build_retry_prompt,
-    parse_ranking,
+    ranking_from,
+    ranking_schema,
 )
 from panels.models import MAX_JUDGE_ATTEMPTS, PanelAnswer, PanelJudgement
 from panels.streams import announce_step
@@ -93,6 +101,36 @@ def panel_judgement_run(*, judgement_id: str, generation: int) -> None:
     services.panel_advance(panel_id=judgement.panel_id)
 
 
+def call_judge(model, messages: list[ChatMessage], shown: Shown) -> tuple[list[str] | None, str,
+                                                                         str, str]:
+    """Ask for a ranking in the schema the server can enforce (:func:`ranking_schema`).
+
+    ``(ranking, reply, problem, error)``: the ranking (model slugs best first) if the reply
+    was a valid one, else ``problem`` says why (for the retry prompt); ``error`` is a provider
+    failure, safe to show.
+    """
+    endpoint = model_endpoint(model)
+    release_database()
+    try:
+        result = aio.run(complete_json(endpoint, messages, ranking_schema(shown), name="ranking"))
+        data, reply, problem = result.data, result.completion.text, ""
+    except LLMSchemaViolation as exc:
+        # An object of another shape may still be a ranking; if not, say what is wrong with
+        # it in the judge's own terms (labels), not the schema's.
+        data, reply, problem = exc.data, exc.reply, exc.user_message
+    except LLMError as exc:
+        return None, "", "", exc.user_message
+    except Exception:
+        logger.exception("judge %s failed unexpectedly", model.slug)
+        return None, "", "", UNEXPECTED_FAILURE
+    if data is None:
+        return None, reply, problem, ""
+    try:
+        return ranking_from(data, shown), reply, "", ""
+    except RankingError as exc:
+        return None, reply, str(exc), ""
+
+
 def _judge(judgement: PanelJudgement) -> dict:
     panel = judgement.panel
     answers = dict(panel.answers.filter(status=StepStatus.DONE).values_list("model_id", "text"))
@@ -104,19 +142,16 @@ def _judge(judgement: PanelJudgement) -> dict:
     reason = ""
     started = time.monotonic()
     for attempt in range(1, MAX_JUDGE_ATTEMPTS + 1):
-        completion, error = call_model(judgement.judge, messages)
-        if completion is None:
+        ranking, reply, reason, error = call_judge(judgement.judge, messages, shown)
+        if error:
             return {"status": StepStatus.FAILED, "error": error[:300], "replies": replies,
                     "attempts": attempt, "is_valid": False, "ranking": None,
                     "discard_reason": f"The judge could not be asked: {error}"[:500],
                     "latency_ms": _elapsed(started)}
-        replies.append(completion.text)
-        try:
-            ranking = parse_ranking(completion.text, shown)
-        except RankingError as exc:
-            reason = str(exc)
+        replies.append(reply)
+        if ranking is None:
             messages += [
-                {"role": "assistant", "content": completion.text.strip() or EMPTY_REPLY},
+                {"role": "assistant", "content": reply.strip() or EMPTY_REPLY},
                 {"role": "user", "content": build_retry_prompt(reason, shown)},
             ]
             continue

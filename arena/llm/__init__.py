@@ -23,11 +23,19 @@ from arena.llm.errors import (
     LLMTimeout,
     scrub,
 )
-from arena.llm.types import ChatMessage, Completion, ModelEndpoint, estimate_tokens
+from arena.llm.structured import (
+    LLMSchemaViolation,
+    StructuredCompletion,
+    complete_json,
+    extract_json_object,
+    schema_problem,
+)
+from arena.llm.types import ChatMessage, Completion, JsonOutput, ModelEndpoint, estimate_tokens
 
 __all__ = [
     "ChatMessage",
     "Completion",
+    "JsonOutput",
     "LLMAuthError",
     "LLMConfigError",
     "LLMConnectionError",
@@ -35,11 +43,16 @@ __all__ = [
     "LLMMalformedResponse",
     "LLMRateLimited",
     "LLMRequestRejected",
+    "LLMSchemaViolation",
     "LLMServerError",
     "LLMTimeout",
     "ModelEndpoint",
+    "StructuredCompletion",
     "complete_chat",
+    "complete_json",
     "estimate_tokens",
+    "extract_json_object",
+    "schema_problem",
     "scrub",
     "stream_chat",
 ]

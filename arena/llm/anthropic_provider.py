@@ -9,13 +9,14 @@ an in-stream ``error`` event is raised by the SDK and classified by its ``error.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anthropic
 
 from arena.llm.errors import LLMMalformedResponse
 from arena.llm.transport import tls_context
-from arena.llm.types import AttemptState, ChatMessage, ModelEndpoint
+from arena.llm.types import AttemptState, ChatMessage, JsonOutput, ModelEndpoint
 
 _SHAPE_ERRORS = (AttributeError, IndexError, KeyError, TypeError, ValueError)
 
@@ -49,8 +50,11 @@ def _int_or_none(value: Any) -> int | None:
 
 
 def _parse_message(response: Any) -> tuple[str, int | None, int | None]:
+    """The reply's text; for a forced tool call, the tool input as JSON text."""
     try:
-        text = "".join(
+        tool_inputs = [block.input for block in response.content
+                       if getattr(block, "type", None) == "tool_use"]
+        text = json.dumps(tool_inputs[0]) if tool_inputs else "".join(
             block.text for block in response.content if getattr(block, "type", None) == "text"
         )
         if not isinstance(text, str):
@@ -100,9 +104,17 @@ async def run_attempt(
     state: AttemptState,
     *,
     stream: bool,
+    output: JsonOutput | None = None,
 ) -> None:
-    """One request; fills ``state``. Raises SDK/transport exceptions or LLMMalformedResponse."""
+    """One request; fills ``state``. Raises SDK/transport exceptions or LLMMalformedResponse.
+
+    With ``output``, the model is made to call one tool whose input schema is the JSON Schema
+    (Anthropic's documented way to get structured JSON)."""
     params = build_params(endpoint, messages)
+    if output is not None:
+        params["tools"] = [{"name": output.name, "input_schema": output.schema,
+                            "description": "Record the answer in this exact structure."}]
+        params["tool_choice"] = {"type": "tool", "name": output.name}
     if not stream:
         response = await client.messages.create(**params)
         text, state.input_tokens, state.output_tokens = _parse_message(response)

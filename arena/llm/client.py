@@ -41,6 +41,7 @@ from arena.llm.types import (
     ChatMessage,
     Completion,
     DeltaCallback,
+    JsonOutput,
     ModelEndpoint,
     RestartCallback,
     call_maybe_async,
@@ -175,6 +176,7 @@ async def _call(
     stream: bool,
     on_delta: DeltaCallback | None = None,
     on_restart: RestartCallback | None = None,
+    output: JsonOutput | None = None,
 ) -> Completion:
     messages = _check_messages(messages)
     try:
@@ -192,7 +194,8 @@ async def _call(
             error: LLMError | None = None
             callback_error: BaseException | None = None
             try:
-                await provider.run_attempt(client, endpoint, messages, state, stream=stream)
+                await provider.run_attempt(client, endpoint, messages, state, stream=stream,
+                                           output=output)
             except CallbackFailed as failed:
                 callback_error = failed.original
             except Exception as exc:
@@ -250,6 +253,8 @@ async def stream_chat(
     return await _call(endpoint, messages, stream=True, on_delta=on_delta, on_restart=on_restart)
 
 
-async def complete_chat(endpoint: ModelEndpoint, messages: list[ChatMessage]) -> Completion:
-    """Get a reply in one non-streaming request."""
-    return await _call(endpoint, messages, stream=False)
+async def complete_chat(endpoint: ModelEndpoint, messages: list[ChatMessage], *,
+                        output: JsonOutput | None = None) -> Completion:
+    """Get a reply in one non-streaming request; with ``output``, the provider is asked for
+    JSON satisfying its schema (see :func:`arena.llm.structured.complete_json`)."""
+    return await _call(endpoint, messages, stream=False, output=output)

@@ -15,7 +15,7 @@ import openai
 
 from arena.llm.errors import LLMMalformedResponse
 from arena.llm.transport import tls_context
-from arena.llm.types import AttemptState, ChatMessage, ModelEndpoint
+from arena.llm.types import AttemptState, ChatMessage, JsonOutput, ModelEndpoint
 
 _SHAPE_ERRORS = (AttributeError, IndexError, KeyError, TypeError, ValueError)
 
@@ -94,13 +94,22 @@ async def run_attempt(
     state: AttemptState,
     *,
     stream: bool,
+    output: JsonOutput | None = None,
 ) -> None:
-    """One request; fills ``state``. Raises SDK/transport exceptions or LLMMalformedResponse."""
+    """One request; fills ``state``. Raises SDK/transport exceptions or LLMMalformedResponse.
+
+    With ``output``, the JSON Schema goes as ``response_format`` (OpenAI's structured outputs;
+    llama.cpp's server turns it into a grammar and enforces it)."""
     params: dict[str, Any] = {
         "model": endpoint.api_model,
         "messages": build_messages(endpoint, messages),
         "max_tokens": endpoint.max_tokens,
     }
+    if output is not None:
+        params["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": output.name, "schema": output.schema, "strict": True},
+        }
     if not stream:
         response = await client.chat.completions.create(**params)
         text, state.input_tokens, state.output_tokens = _parse_completion(response)

@@ -35,6 +35,14 @@ class ModelEndpoint:
 
 
 @dataclass(frozen=True)
+class JsonOutput:
+    """Ask for one JSON object that satisfies ``schema`` (a JSON Schema), called ``name``."""
+
+    name: str
+    schema: dict
+
+
+@dataclass(frozen=True)
 class Completion:
     text: str
     latency_ms: int  # wall time of the successful attempt

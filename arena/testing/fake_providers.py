@@ -53,6 +53,18 @@ def _sse(data: Any, event: str | None = None) -> bytes:
     return prefix + b"data: " + payload + b"\n\n"
 
 
+def _first_object(text: str) -> dict[str, Any] | None:
+    decoder = json.JSONDecoder()
+    for start in (i for i, char in enumerate(text) if char == "{"):
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
 def _body_problem(body: Any) -> str | None:
     if not isinstance(body, dict):
         return "Request body must be a JSON object."
@@ -270,9 +282,25 @@ class FakeAnthropicServer(FakeProviderServer):
             "stop_reason": "max_tokens" if a.truncated else "end_turn",
             "stop_sequence": None,
         }
+        tool = self._forced_tool(rec)
+        tool_input = _first_object("".join(a.tokens)) if tool is not None else None
+        if tool_input is not None:
+            # A forced tool call: the first JSON object in the scripted reply is the tool's
+            # input. A script with no object at all gets its text back as a text block, like
+            # a gateway that ignores tools.
+            payload["content"] = [{"type": "tool_use", "id": f"toolu_fake{a.request_id}",
+                                   "name": tool, "input": tool_input}]
+            payload["stop_reason"] = "tool_use"
         if a.usage:
             payload["usage"] = {"input_tokens": a.prompt_tokens, "output_tokens": len(a.tokens)}
         return payload
+
+    @staticmethod
+    def _forced_tool(rec: RecordedRequest) -> str | None:
+        choice = rec.body.get("tool_choice") if isinstance(rec.body, dict) else None
+        if isinstance(choice, dict) and choice.get("type") == "tool":
+            return choice.get("name")
+        return None
 
     def sse_preamble(self, rec: RecordedRequest, a: Answer) -> list[bytes]:
         message: dict[str, Any] = {

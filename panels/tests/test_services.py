@@ -89,7 +89,7 @@ class TestFullPanel:
         script.answers["beta"] = "As Beta Model, I say: Marker-ateb says four."
         panel = run()
         notes = dict(panel.answers.values_list("model_id", "names_model"))
-        assert notes == {"alpha-7b": "", "beta-3b": "beta model", "gamma-1b": ""}
+        assert notes == {"alpha-7b": "", "beta-3b": "Beta Model", "gamma-1b": ""}
         assert panel.status == PanelStatus.DONE
 
     def test_a_chosen_subset_only(self, panel_models):
