@@ -93,14 +93,20 @@ def debounced_run_schedule(*, board_name: str) -> bool:
     key = DEBOUNCE_KEY.format(board=board_name)
     if not cache.add(key, timezone.now().isoformat(), delay + 600):
         return False
-    from leaderboard.tasks import ratings_run_board
-
     try:
-        ratings_run_board.apply_async(args=[board_name], countdown=delay)
+        run_send(board_name, countdown=delay)
     except Exception:
         cache.delete(key)  # let the next vote try again
         raise
     return True
+
+
+def run_send(board_name: str, *, countdown: float) -> None:
+    """Queue a rating run of the board (by task name: services never import tasks)."""
+    from celery import current_app
+
+    current_app.send_task("leaderboard.tasks.ratings_run_board", args=[board_name],
+                          countdown=countdown, ignore_result=True)
 
 
 def debounce_clear(*, board_name: str) -> None:

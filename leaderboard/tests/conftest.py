@@ -29,14 +29,11 @@ def _leaderboard_redis_keys(_only_the_text_board):
 @pytest.fixture
 def scheduled(monkeypatch):
     """Record debounced runs instead of sending them to the broker: [(args, countdown)]."""
-    from leaderboard.tasks import ratings_run_board
+    from leaderboard import services
 
     calls = []
-    monkeypatch.setattr(
-        ratings_run_board,
-        "apply_async",
-        lambda args=None, countdown=None, **kw: calls.append((tuple(args or ()), countdown)),
-    )
+    monkeypatch.setattr(services, "run_send",
+                        lambda board_name, countdown: calls.append(((board_name,), countdown)))
     return calls
 
 

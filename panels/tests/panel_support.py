@@ -148,15 +148,15 @@ def panel_setup(fake_openai, fake_anthropic, settings, monkeypatch,
     Debounced leaderboard runs are recorded in ``script.rating_runs`` instead of being sent:
     sent, they would run 20 s later, in the middle of another test.
     """
-    from leaderboard.tasks import ratings_run_board
+    from leaderboard import services as leaderboard_services
 
     script = script or PanelScript()
     for server in (fake_openai, fake_anthropic):
         server.reply_text = script
     settings.ARENA_PANEL_QUESTION_MODEL = "alpha-7b"
     settings.ARENA_PANELS_PER_MINUTE = 0
-    monkeypatch.setattr(ratings_run_board, "apply_async",
-                        lambda args=None, **kwargs: script.rating_runs.append(tuple(args or ())))
+    monkeypatch.setattr(leaderboard_services, "run_send",
+                        lambda board_name, **kwargs: script.rating_runs.append((board_name,)))
     models = [make_model(fake_openai, "alpha-7b"), make_model(fake_openai, "beta-3b"),
               make_model(fake_anthropic, "gamma-1b")]
     return script, models

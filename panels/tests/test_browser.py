@@ -45,10 +45,10 @@ def script(asgi_live_server, celery_worker, fake_openai, fake_anthropic,
                          ("gamma-1b", fake_anthropic)):
         make_model(server, slug, api_key_env="")
     make_model(fake_openai, "qwen2.5-coder-0.5b", api_key_env="")
-    from leaderboard.tasks import ratings_run_board
+    from leaderboard import services as leaderboard_services
 
-    monkeypatch.setattr(ratings_run_board, "apply_async",
-                        lambda args=None, **kwargs: script.rating_runs.append(tuple(args or ())))
+    monkeypatch.setattr(leaderboard_services, "run_send",
+                        lambda board_name, **kwargs: script.rating_runs.append((board_name,)))
     yield script
     wait_for(worker_idle)  # nothing may touch the database while it is flushed
 
