@@ -75,20 +75,42 @@ def model_availability(model: AIModel, *, ping: bool = True) -> Availability:
     return Availability(True, READY)
 
 
-def _local_server_availability(model: AIModel) -> Availability:
-    """A local server counts only once its model is loaded (llama.cpp's /health is 200)."""
-    from arena.local_models import probe
+NOT_RUNNING = ("local model server is not running or still loading "
+               "(the run command starts it)")
+NOT_OURS = "port {port} answers, but not with this arena's model server (another arena's?)"
 
+
+def _local_server_availability(model: AIModel) -> Availability:
+    """A local server counts only once its model is loaded (llama.cpp's /health is 200) and
+    it is this arena's own: it reports the model under this arena's instance token."""
+    from arena.local_models import probe
+    from arena.local_models.specs import alias_for, configured_port, port_for, read_instance
+
+    record = read_instance()
+    if record is None and not configured_port(model.local_key):
+        return Availability(False, NOT_RUNNING)
     base_url = model_base_url(model)
-    key = "probe-local:" + hashlib.sha256(base_url.encode()).hexdigest()[:32]
-    loaded = _cache_get(key)
-    if loaded is None:
-        loaded = probe(base_url, timeout=1.0)
-        _cache_set(key, loaded, settings.ARENA_PING_CACHE_SECONDS if loaded else 3)
-    if loaded:
+    expected = alias_for(model.local_key, record["token"] if record else None)
+    key = "probe-local:" + hashlib.sha256(f"{base_url}|{expected}".encode()).hexdigest()[:32]
+    state = _cache_get(key)
+    if state is None:
+        state = "down" if not probe(base_url, timeout=1.0) else (
+            "ours" if expected in _served_models(base_url) else "foreign")
+        _cache_set(key, state, settings.ARENA_PING_CACHE_SECONDS if state == "ours" else 3)
+    if state == "ours":
         return Availability(True, READY)
-    return Availability(False, "local model server is not running or still loading "
-                               "(the run command starts it)")
+    if state == "foreign":
+        return Availability(False, NOT_OURS.format(port=port_for(model.local_key)))
+    return Availability(False, NOT_RUNNING)
+
+
+def _served_models(base_url: str) -> set[str]:
+    """The model names an OpenAI-compatible server reports (``GET /models``)."""
+    try:
+        payload = httpx.get(f"{base_url}/models", timeout=2.0).json()
+        return {str(m.get("id")) for m in payload.get("data", []) if isinstance(m, dict)}
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return set()
 
 
 _probes = ThreadPoolExecutor(max_workers=8, thread_name_prefix="arena-probe")

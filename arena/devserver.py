@@ -69,6 +69,27 @@ def _signal_group(process: subprocess.Popen, sig: int) -> None:
         os.killpg(process.pid, sig)
 
 
+def _lock_var_dir(var_dir: Path):
+    """Hold an exclusive lock on the var folder for as long as this arena runs (its SQLite
+    file, Redis socket and model record are this arena's alone); None if another holds it."""
+    import fcntl
+
+    handle = (var_dir / "arena.lock").open("w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
+def _web_port(preferred: int = 8000) -> str:
+    """8000, or a free port when 8000 is taken (a second arena on this machine)."""
+    from arena.local_models.serving import free_port, port_is_free
+
+    return str(preferred if port_is_free(preferred) else free_port())
+
+
 def _manage(*args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, check=True)
 
@@ -83,7 +104,13 @@ def main() -> int:
 
     from arena.embedded_redis import start_embedded_redis
 
-    port = os.environ.get("PORT", "8000")
+    lock = _lock_var_dir(Path(settings.VAR_DIR))
+    if lock is None:
+        logger.error("another arena is running from %s; to run a second one beside it, give it "
+                     "a folder of its own: ARENA_VAR_DIR=/some/dir python3 dev.py run",
+                     settings.VAR_DIR)
+        return 2
+    port = os.environ.get("PORT") or _web_port()
     supervisor = Supervisor()
 
     def request_stop(signum, frame):  # noqa: ARG001
@@ -103,7 +130,7 @@ def main() -> int:
         supervisor.spawn(
             "celery worker",
             [*celery, "worker", "--pool", "threads", "--concurrency",
-             os.environ.get("CELERY_CONCURRENCY", "16"), "--loglevel", "INFO",
+             str(settings.CELERY_WORKER_CONCURRENCY), "--loglevel", "INFO",
              "--without-gossip", "--without-mingle"],
         )
         supervisor.spawn(

@@ -25,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     worker = commands.add_parser("worker", help="(internal) serve one model in this process")
     worker.add_argument("key", choices=list(LOCAL_MODELS))
     worker.add_argument("--port", type=int)
+    worker.add_argument("--token", help="(internal) this arena's instance token")
     args = parser.parse_args(argv)
 
     logging.basicConfig(
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)  # readiness polls are not news
     if args.command == "worker":
-        return run_worker(args.key, args.port)
+        return run_worker(args.key, args.port, args.token)
     keys = args.only or list(LOCAL_MODELS)
     if args.command == "serve":
         return serve(keys)

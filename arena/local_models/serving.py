@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -32,11 +33,15 @@ from arena.local_models.specs import (
     LOCAL_MODELS,
     REPO_ROOT,
     LocalModelSpec,
+    alias_for,
     base_url_for,
+    clear_instance,
+    configured_port,
     get_spec,
     log_dir,
     port_for,
     threads_for,
+    write_instance,
 )
 
 logger = logging.getLogger(__name__)
@@ -86,12 +91,19 @@ def port_is_free(port: int, host: str = HOST) -> bool:
     return True
 
 
-def build_params(spec: LocalModelSpec, model_path: Path, port: int):  # -> xllamacpp.CommonParams
+def free_port(host: str = HOST) -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def build_params(spec: LocalModelSpec, model_path: Path, port: int,
+                 token: str | None = None):  # -> xllamacpp.CommonParams
     import xllamacpp
 
     params = xllamacpp.CommonParams()
     params.model.path = str(model_path)
-    params.model_alias = {spec.key}
+    params.model_alias = {alias_for(spec, token)}
     params.hostnames = [HOST]
     params.port = port
     threads = threads_for(spec)
@@ -106,7 +118,7 @@ def build_params(spec: LocalModelSpec, model_path: Path, port: int):  # -> xllam
     return params
 
 
-def run_worker(key: str, port: int | None = None) -> int:
+def run_worker(key: str, port: int | None = None, token: str | None = None) -> int:
     """Body of a worker process: serve one model until SIGINT/SIGTERM or the parent goes away."""
     spec = get_spec(key)
     port = port or port_for(spec)
@@ -129,7 +141,7 @@ def run_worker(key: str, port: int | None = None) -> int:
     try:
         import xllamacpp
 
-        server = xllamacpp.Server(build_params(spec, status.path, port))
+        server = xllamacpp.Server(build_params(spec, status.path, port, token))
     except Exception as exc:
         logger.error("%sllama.cpp could not start the server: %s", FAILED, exc)
         return 4
@@ -158,9 +170,11 @@ class LocalModelProcess:
         key_or_spec: str | LocalModelSpec,
         port: int | None = None,
         log_file: Path | None = None,
+        token: str | None = None,
     ) -> None:
         self.spec = get_spec(key_or_spec)
         self.port = port or port_for(self.spec)
+        self.token = token
         self.base_url = base_url_for(self.spec, self.port)
         self.log_file = log_file or log_dir() / f"local-model-{self.spec.key}.log"
         self.process: subprocess.Popen | None = None
@@ -184,6 +198,7 @@ class LocalModelProcess:
             self.spec.key,
             "--port",
             str(self.port),
+            *(["--token", self.token] if self.token else []),
         ]
         with self.log_file.open("ab") as log:
             self._log_offset = log.tell()
@@ -238,9 +253,11 @@ class LocalModelProcess:
 class LocalModelFleet:
     """Prepare and serve several local models; a context manager that always stops them."""
 
-    def __init__(self, keys: Sequence[str] | None = None, ports: dict[str, int] | None = None):
+    def __init__(self, keys: Sequence[str] | None = None, ports: dict[str, int] | None = None,
+                 token: str | None = None):
         self.keys = list(keys or LOCAL_MODELS)
         self.ports = ports or {}
+        self.token = token
         self.running: dict[str, LocalModelProcess] = {}
         self.unavailable: dict[str, str] = {}
         self.restarts: dict[str, int] = {}
@@ -253,7 +270,8 @@ class LocalModelFleet:
             if stop is not None and stop.is_set():
                 break
             if status.available:
-                pending.append(self._spawn(LocalModelProcess(key, self.ports.get(key))))
+                pending.append(self._spawn(LocalModelProcess(key, self.ports.get(key),
+                                                             token=self.token)))
             else:
                 self._unavailable(key, status.reason)
         for worker in pending:
@@ -306,7 +324,7 @@ class LocalModelFleet:
             logger.info("%s: restarting (attempt %d)", key, self.restarts[key])
             del self.running[key]
             time.sleep(1.0)
-            replacement = LocalModelProcess(key, worker.port, worker.log_file)
+            replacement = LocalModelProcess(key, worker.port, worker.log_file, worker.token)
             self._await(self._spawn(replacement), ready_timeout, stop)
 
     def stop(self, timeout: float = 10.0) -> None:
@@ -337,7 +355,14 @@ def serve(keys: Sequence[str] | None = None, *, stop: threading.Event | None = N
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda signum, frame: stop.set())
-    fleet = LocalModelFleet(keys)
+    keys = list(keys or LOCAL_MODELS)
+    # Ports are chosen free (unless set), so a second arena or a test run on this machine
+    # never collides with this one; the record tells this arena's processes where they are,
+    # and the token in each server's model name tells them the server is theirs.
+    ports = {key: configured_port(key) or free_port() for key in keys}
+    token = secrets.token_hex(8)
+    write_instance({"pid": os.getpid(), "token": token, "ports": ports})
+    fleet = LocalModelFleet(keys, ports=ports, token=token)
     try:
         fleet.start(stop=stop)
         if not fleet.running and not stop.is_set():
@@ -346,5 +371,6 @@ def serve(keys: Sequence[str] | None = None, *, stop: threading.Event | None = N
             fleet.check(stop=stop)
     finally:
         fleet.stop()
+        clear_instance(os.getpid())
         logger.info("local models stopped")
     return 0

@@ -6,6 +6,7 @@ the serving process all read these specs cheaply.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,10 +109,62 @@ def threads_for(spec: LocalModelSpec) -> int:
     return int(raw) if raw.strip().isdigit() and int(raw) > 0 else spec.threads
 
 
+def instance_file() -> Path:
+    """Where the serving process records its ports and its token (under the var folder)."""
+    return var_dir() / "local_models.json"
+
+
+def read_instance() -> dict | None:
+    """This arena's running model servers: ``{"pid", "token", "ports": {key: port}}``, or
+    None when none is running (no record, or its process is gone)."""
+    try:
+        record = json.loads(instance_file().read_text())
+        os.kill(int(record["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return record
+
+
+def write_instance(record: dict) -> None:
+    path = instance_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps(record))
+    partial.replace(path)  # atomic: a reader sees the old record or the new one
+
+
+def clear_instance(pid: int) -> None:
+    """Remove the record, if it is still this process's."""
+    try:
+        if json.loads(instance_file().read_text()).get("pid") == pid:
+            instance_file().unlink()
+    except (OSError, ValueError):
+        pass
+
+
+def configured_port(key_or_spec: str | LocalModelSpec) -> int | None:
+    """The port set for this model in the environment, if any."""
+    raw = os.environ.get(get_spec(key_or_spec).port_env, "").strip()
+    return int(raw) if raw.isdigit() else None
+
+
 def port_for(key_or_spec: str | LocalModelSpec) -> int:
+    """Where this arena's server of the model listens: the port set in the environment, else
+    the one its serving process chose and recorded, else the model's default."""
     spec = get_spec(key_or_spec)
-    raw = os.environ.get(spec.port_env, "").strip()
-    return int(raw) if raw.isdigit() else spec.default_port
+    configured = configured_port(spec)
+    if configured:
+        return configured
+    record = read_instance()
+    recorded = (record or {}).get("ports", {}).get(spec.key)
+    return int(recorded) if recorded else spec.default_port
+
+
+def alias_for(key_or_spec: str | LocalModelSpec, token: str | None) -> str:
+    """The name the server reports for its model (``/v1/models``): key and instance token, so
+    that an arena can tell its own server from another arena's on a reused port."""
+    spec = get_spec(key_or_spec)
+    return f"{spec.key}@{token}" if token else spec.key
 
 
 def base_url_for(key_or_spec: str | LocalModelSpec, port: int | None = None) -> str:

@@ -102,6 +102,31 @@ def test_base_url_uses_the_port_variables(monkeypatch: pytest.MonkeyPatch) -> No
     assert base_url_for("qwen-coder") == "http://127.0.0.1:9100/v1"
 
 
+def test_the_recorded_ports_of_a_running_server_are_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.local_models.specs import clear_instance, read_instance, write_instance
+
+    write_instance({"pid": os.getpid(), "token": "t1", "ports": {"smollm2": 41001}})
+    assert read_instance()["token"] == "t1"
+    assert base_url_for("smollm2") == "http://127.0.0.1:41001/v1"
+    assert base_url_for("qwen-coder") == "http://127.0.0.1:8182/v1"  # not recorded
+    monkeypatch.setenv("ARENA_LOCAL_MODEL_PORT_SMOLLM2", "9200")  # the environment wins
+    assert base_url_for("smollm2") == "http://127.0.0.1:9200/v1"
+    clear_instance(os.getpid() + 1)  # someone else's: kept
+    assert read_instance() is not None
+    clear_instance(os.getpid())
+    assert read_instance() is None
+
+
+def test_a_record_left_by_a_dead_process_is_ignored() -> None:
+    from arena.local_models.specs import read_instance, write_instance
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    write_instance({"pid": dead.pid, "token": "t2", "ports": {"smollm2": 41002}})
+    assert read_instance() is None
+    assert base_url_for("smollm2") == "http://127.0.0.1:8181/v1"
+
+
 def test_status_of_an_unknown_model_is_a_reason_not_an_error() -> None:
     status = local_model_status("gpt-17")
     assert not status.available
