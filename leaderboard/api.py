@@ -10,10 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.http import HttpRequest
-from ninja import Query, Router, Schema
-from ninja.errors import HttpError
+from ninja import Field, Query, Router, Schema
 from ninja.utils import check_csrf
 
+from arena.errors import RuleError, errors
 from leaderboard import selectors
 from leaderboard.boards import UnknownBoard
 
@@ -25,8 +25,9 @@ CSRF_FAILED = "CSRF check failed: send the X-CSRFToken header with this session'
 
 class LeaderboardParams(Schema):
     board: str | None = None
-    sort: str | None = None
-    order: str | None = None
+    # The server's own checks (422 naming the choices) are documented as enums.
+    sort: str | None = Field(None, json_schema_extra={"enum": list(selectors.SORTS)})
+    order: str | None = Field(None, json_schema_extra={"enum": list(selectors.ORDERS)})
     organization: str | None = None
     license: str | None = None
     search: str | None = None
@@ -123,9 +124,9 @@ def staff_session(request: HttpRequest):
     """
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated or not user.is_staff:
-        raise HttpError(403, STAFF_ONLY)
+        raise RuleError(STAFF_ONLY, status=403)
     if check_csrf(request) is not None:
-        raise HttpError(403, CSRF_FAILED)
+        raise RuleError(CSRF_FAILED, status=403)
     return user
 
 
@@ -152,7 +153,7 @@ def _entry(row: selectors.Row) -> dict:
     }
 
 
-@router.get("/leaderboard", response=LeaderboardOut)
+@router.get("/leaderboard", response={200: LeaderboardOut, **errors(404, 422)})
 def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
     """Ranked entries of a board from its latest snapshot (provisional ones on request)."""
     try:
@@ -167,9 +168,9 @@ def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
             include_provisional=params.include_provisional,
         )
     except UnknownBoard as exc:
-        raise HttpError(404, exc.args[0]) from None
+        raise RuleError(exc.args[0], status=404) from None
     except selectors.QueryError as exc:
-        raise HttpError(422, str(exc)) from None
+        raise RuleError(str(exc), status=422) from None
     page = selectors.leaderboard_view(query=query)
     snap = page.snapshot
     entries = [_entry(r) for r in page.rows + page.provisional]
@@ -199,7 +200,8 @@ def worker_status(request: HttpRequest):
     return selectors.worker_status()
 
 
-@router.post("/worker/aggregate", response=RunOut, auth=staff_session)
+@router.post("/worker/aggregate", response={200: RunOut, **errors(403, 404, 409, 422, 500)},
+             auth=staff_session)
 def worker_aggregate(request: HttpRequest, payload: AggregateIn | None = None):
     """Run the rating now (staff only); answers when the run is recorded."""
     from leaderboard.models import RunStatus, RunTrigger
@@ -214,9 +216,9 @@ def worker_aggregate(request: HttpRequest, payload: AggregateIn | None = None):
             lock_wait=10,
         )
     except UnknownBoard as exc:
-        raise HttpError(404, exc.args[0]) from None
+        raise RuleError(exc.args[0], status=404) from None
     except RunInProgress as exc:
-        raise HttpError(409, exc.message) from None
+        raise RuleError(exc.message, status=409) from None
     if run.status == RunStatus.FAILED:
-        raise HttpError(500, f"The rating run failed: {run.error}")
+        raise RuleError(f"The rating run failed: {run.error}", status=500)
     return selectors.run_summary(run)
