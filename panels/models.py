@@ -157,6 +157,11 @@ class PanelAnswer(Step):
     def __str__(self) -> str:
         return f"Answer of {self.model_id} in {self.panel_id}"
 
+    def on_requeued(self) -> None:
+        from panels.streams import announce_panel
+
+        announce_panel(self.panel_id)
+
 
 class PanelJudgement(Step):
     """One judge's ranking of every answer, shown in its own shuffled order: a step.
@@ -190,6 +195,11 @@ class PanelJudgement(Step):
 
     def __str__(self) -> str:
         return f"Judgement by {self.judge_id} in {self.panel_id}"
+
+    def on_requeued(self) -> None:
+        from panels.streams import announce_panel
+
+        announce_panel(self.panel_id)
 
     @property
     def raw_reply(self) -> str:

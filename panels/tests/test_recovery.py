@@ -97,3 +97,15 @@ def test_each_judge_gets_its_own_order(recorded):
     orders = [tuple(j.shown_order) for j in PanelJudgement.objects.all()]
     assert len(orders) == 3 and all(sorted(o) == ["alpha-7b", "beta-3b", "gamma-1b"]
                                     for o in orders)
+
+
+def test_the_page_says_when_a_step_is_written_again(recorded, client):
+    from arena.steps import RESTARTED_NOTICE
+
+    panel = services.panel_create(question=QUESTION)
+    stuck_id, _ = sent(recorded, "panel_answer")[0]
+    PanelAnswer.objects.filter(pk=stuck_id).update(
+        status=StepStatus.RUNNING, lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert step_requeue_stale() == 1
+    progress = client.get(f"/panel/{panel.id}/progress").content.decode()
+    assert RESTARTED_NOTICE in progress
