@@ -45,6 +45,14 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
+def on_background_loop() -> bool:
+    """Whether the calling coroutine runs on this process's I/O loop."""
+    try:
+        return asyncio.get_running_loop() is _loop and _pid == os.getpid()
+    except RuntimeError:
+        return False
+
+
 def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` on the background loop and wait for its result (from a sync thread)."""
     loop = background_loop()

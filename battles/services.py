@@ -9,13 +9,13 @@ from __future__ import annotations
 import logging
 import random
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from arena.contests.leaks import leaked_identity
 from arena.contests.voting import vote_once, vote_outcome
 from arena.errors import RuleError
+from arena.inputs import clean_text
 from arena.ratelimit import provider_budget
 from arena.steps import StepStatus, step_enqueue
 from battles.models import MAX_MESSAGES, Battle, Position, Response, Slot, Turn, Vote
@@ -41,13 +41,7 @@ NOT_FAILED = "Only a failed answer can be retried."
 
 
 def _clean_prompt(prompt: str) -> str:
-    text = (prompt or "").strip()
-    if not text:
-        raise RuleError(PROMPT_EMPTY, status=400)
-    limit = settings.ARENA_PROMPT_MAX_CHARS
-    if len(text) > limit:
-        raise RuleError(PROMPT_TOO_LONG.format(limit=limit, length=len(text)), status=422)
-    return text
+    return clean_text(prompt, empty=PROMPT_EMPTY, too_long=PROMPT_TOO_LONG)
 
 
 def _locked(battle_id) -> Battle:

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.errors import RuleError
+from arena.inputs import clean_text
 from arena.ratelimit import provider_budget
 from arena.steps import FINISHED, StepStatus, enqueue_task, step_enqueue
 from panels import verdict as verdict_math
@@ -64,13 +65,7 @@ QUESTION_GENERATION_FAILED = "The question model could not write a question: {er
 
 
 def _clean_question(question: str) -> str:
-    text = (question or "").strip()
-    if not text:
-        raise RuleError(QUESTION_EMPTY, status=400)
-    limit = settings.ARENA_PROMPT_MAX_CHARS
-    if len(text) > limit:
-        raise RuleError(QUESTION_TOO_LONG.format(limit=limit, length=len(text)), status=422)
-    return text
+    return clean_text(question, empty=QUESTION_EMPTY, too_long=QUESTION_TOO_LONG)
 
 
 def panel_participants(*, models: list[str] | None = None) -> tuple[list[str], list[dict]]:

@@ -109,6 +109,26 @@ def _check_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
     return list(messages)
 
 
+# Clients kept on the arena's I/O loop (arena.aio), one per provider endpoint, key and
+# timeouts: creating one costs a scan of the environment for proxies, and a kept client
+# keeps its connections to the provider alive between calls.
+_shared_clients: dict[tuple, Any] = {}
+
+
+def _client_for(provider: ModuleType, endpoint: ModelEndpoint, api_key: str,
+                timeouts: dict[str, float]) -> tuple[Any, bool]:
+    """A client for this call, and whether it is shared (then it is not closed after)."""
+    from arena import aio
+
+    if not aio.on_background_loop():
+        return provider.make_client(endpoint, api_key, timeouts), False
+    key = (endpoint.provider_kind, endpoint.base_url, api_key, tuple(sorted(timeouts.items())))
+    client = _shared_clients.get(key)
+    if client is None:
+        client = _shared_clients[key] = provider.make_client(endpoint, api_key, timeouts)
+    return client, True
+
+
 def _provider(endpoint: ModelEndpoint) -> ModuleType:
     try:
         return _PROVIDERS[endpoint.provider_kind]
@@ -187,7 +207,7 @@ async def _call(
         raise _give_up(endpoint, error, 0) from None
     secrets = (api_key,)
     attempts_allowed = max_attempts()
-    client = provider.make_client(endpoint, api_key, timeouts)
+    client, shared = _client_for(provider, endpoint, api_key, timeouts)
     try:
         for attempt in range(1, attempts_allowed + 1):
             state = AttemptState(on_delta=on_delta if stream else None)
@@ -239,7 +259,8 @@ async def _call(
             await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
     finally:
-        await client.close()
+        if not shared:
+            await client.close()
 
 
 async def stream_chat(
