@@ -134,10 +134,8 @@ def _owned(battle_id, session_key) -> object:
 
 @sync_to_async
 def _turn_payload(battle_id, turn_id) -> dict:
-    battle = selectors.battle_get(battle_id=battle_id)
-    view = selectors.battle_view(battle=battle)
-    turn = next(t for t in view.turns if t.turn.id == turn_id)
-    failed = [s for s in turn.sides if s.response.status == StepStatus.FAILED]
+    sides = selectors.turn_sides(turn_id=turn_id)
+    failed = [s for s in sides if s.response.status == StepStatus.FAILED]
     if failed:
         raise RuleError(status=502, message=SIDE_FAILED.format(
             positions=" and ".join(s.position for s in failed),
@@ -150,7 +148,7 @@ def _turn_payload(battle_id, turn_id) -> dict:
         "message_id": str(turn_id),
         "responses": [
             {"position": s.position, "text": s.response.text, "latency_ms": s.response.latency_ms}
-            for s in turn.sides
+            for s in sides
         ],
     }
 

@@ -133,6 +133,13 @@ class BattleView:
         return battle_totals(self)
 
 
+def turn_sides(*, turn_id) -> list[SideView]:
+    """One turn's two answers by screen position, left first (one query)."""
+    responses = Response.objects.filter(turn_id=turn_id).select_related("turn__battle")
+    sides = [SideView(r.turn.battle.position_of(r.slot), r) for r in responses]
+    return sorted(sides, key=lambda side: side.position != Position.LEFT)
+
+
 def battle_view(*, battle: Battle) -> BattleView:
     turns = []
     for turn in battle.turns.all():

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
-import time
 from datetime import timedelta
 
 import pytest
@@ -20,22 +18,13 @@ from django.utils import timezone
 import arena.steps
 from arena.steps import RESTARTED_NOTICE, StepStatus, step_claim, step_requeue_stale
 from arena.testing.live import start_worker_process
+from arena.testing.waiting import wait_for
 from battles import services
 from battles.generation import response_generate
 from battles.models import Response, Slot
 from battles.tests.conftest import neutral_reply
 
 OWNER = "session-of-owner"
-
-
-def wait_for(condition, *, timeout: float = 30.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        threading.Event().wait(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

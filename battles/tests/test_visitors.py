@@ -11,6 +11,7 @@ from django.test import Client
 
 from arena.ratelimit import PROVIDER_BUSY
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
+from arena.testing.waiting import wait_for
 from battles.models import Battle
 from battles.tests.conftest import neutral_reply
 
@@ -129,3 +130,29 @@ class TestSessions:
         assert left.status_code == 502 and "The right answer failed" in left.json()["detail"]
         assert right.status_code == 200
         assert all(r["text"] for r in right.json()["responses"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_first_request_whose_connection_drops_still_gets_its_battle_written(
+        asgi_live_server, celery_worker, two_models, fake_openai):
+    """The caller hangs up while the answers are being written: nothing is lost."""
+    import socket
+    from urllib.parse import urlsplit
+
+    fake_openai.api_key = None
+    fake_openai.token_delay = 0.05
+    for model in two_models:
+        model.api_key_env = ""
+        model.save(update_fields=["api_key_env"])
+    url = urlsplit(asgi_live_server)
+    body = json.dumps({"prompt": "Are you still there?"}).encode()
+    with socket.create_connection((url.hostname, url.port), timeout=10) as conn:
+        conn.sendall(b"POST /api/battles HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     b"Content-Type: application/json\r\n"
+                     + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        wait_for(lambda: len(fake_openai.chat_requests) >= 2, what="the battle under way")
+    # The connection is closed; the worker writes both answers all the same.
+    battle = wait_for(lambda: Battle.objects.first(), what="the battle")
+    wait_for(lambda: all(r.is_finished for t in battle.turns.all() for r in t.responses.all()),
+             what="both answers")
+    assert all(r.text for t in battle.turns.all() for r in t.responses.all())

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import pytest
 
 from arena.models import AIModel, ProviderKind
 from arena.testing.fake_providers import Behaviour
+from arena.testing.waiting import wait_for  # noqa: F401 - the panel tests' helper
 from panels.models import Panel
 
 JUDGE_MARK = "You are judging a competition"
@@ -100,16 +97,6 @@ def make_model(server, slug: str, **fields) -> AIModel:
         "max_tokens": 200,
     }
     return AIModel.objects.create(slug=slug, **{**values, **fields})
-
-
-def wait_for(predicate: Callable[[], object], timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"timed out after {timeout} s")
 
 
 def worker_idle() -> bool:
