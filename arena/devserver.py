@@ -100,6 +100,9 @@ def main() -> int:
     import django
 
     django.setup()
+    # What the run command says (where the arena runs, what it starts and stops) is shown
+    # whatever LOG_LEVEL quietens elsewhere.
+    logger.setLevel(logging.INFO)
     from django.conf import settings
 
     from arena.embedded_redis import start_embedded_redis

@@ -26,6 +26,7 @@ RUNNING_AT = re.compile(r"The arena is running at (http://127\.0\.0\.1:\d+)/")
 class Arena:
     def __init__(self, var_dir: Path) -> None:
         self.var_dir = var_dir
+        var_dir.mkdir(parents=True, exist_ok=True)
         self.log = var_dir / "run.log"
         env = {k: v for k, v in os.environ.items()
                if k not in ("DATABASE_URL", "REDIS_URL", "CACHE_PREFIX", "PORT",
@@ -87,8 +88,6 @@ def test_two_arenas_run_side_by_side(tmp_path):
     first = Arena(tmp_path / "first")
     arenas = [first]
     try:
-        (tmp_path / "second").mkdir()
-        first.var_dir.mkdir(exist_ok=True)
         first_health = first.wait_ready()
         second = Arena(tmp_path / "second")
         arenas.append(second)
