@@ -200,7 +200,7 @@ def worker_status(request: HttpRequest):
     return selectors.worker_status()
 
 
-@router.post("/worker/aggregate", response={200: RunOut, **errors(403, 404, 409, 422, 500)},
+@router.post("/worker/aggregate", response={200: RunOut, **errors(400, 403, 404, 409, 422, 500)},
              auth=staff_session)
 def worker_aggregate(request: HttpRequest, payload: AggregateIn | None = None):
     """Run the rating now (staff only); answers when the run is recorded."""
