@@ -6,8 +6,16 @@ class ArenaConfig(AppConfig):
     verbose_name = "Arena core"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_delete, post_save
+
         from arena.celery import app
+        from arena.models import AIModel
         from arena.modes import beat_schedule
+        from arena.selectors import model_endpoints_forget
+
+        for signal in (post_save, post_delete):
+            signal.connect(model_endpoints_forget, sender=AIModel,
+                           dispatch_uid=f"arena-endpoints-{signal}")
 
         # Each mode's periodic tasks join the platform's own (settings.CELERY_BEAT_SCHEDULE).
         app.conf.beat_schedule = {**app.conf.beat_schedule, **beat_schedule()}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from arena.availability import Availability, model_base_url, models_availability
 from arena.llm.types import ModelEndpoint
 from arena.models import AIModel
@@ -20,6 +22,27 @@ def model_list_with_availability(*, ping: bool = True) -> list[tuple[AIModel, Av
 def model_list_available() -> list[AIModel]:
     """The models that can battle now."""
     return [model for model, avail in model_list_with_availability() if avail.available]
+
+
+# Endpoints by model id, kept briefly in each process: a worker starts hundreds of calls a
+# second to the same few models. Saving a model clears it here at once (see ArenaConfig);
+# other processes see the change within ENDPOINT_CACHE_SECONDS.
+ENDPOINT_CACHE_SECONDS = 10.0
+_endpoints: dict[str, tuple[float, ModelEndpoint]] = {}
+
+
+def model_endpoint_by_slug(slug: str) -> ModelEndpoint:
+    now = time.monotonic()
+    cached = _endpoints.get(slug)
+    if cached is not None and now - cached[0] < ENDPOINT_CACHE_SECONDS:
+        return cached[1]
+    endpoint = model_endpoint(AIModel.objects.get(pk=slug))
+    _endpoints[slug] = (now, endpoint)
+    return endpoint
+
+
+def model_endpoints_forget(**kwargs) -> None:
+    _endpoints.clear()
 
 
 def model_endpoint(model: AIModel) -> ModelEndpoint:

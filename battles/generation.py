@@ -11,7 +11,7 @@ import logging
 
 from arena import aio
 from arena.llm import LLMError, stream_chat
-from arena.selectors import model_endpoint
+from arena.selectors import model_endpoint_by_slug
 from arena.steps import (
     FINISHED,
     StepStatus,
@@ -20,7 +20,7 @@ from arena.steps import (
     step_lease,
     step_save,
 )
-from battles.models import Battle, Response
+from battles.models import Battle, Response, Slot
 from battles.streams import response_relay
 
 logger = logging.getLogger(__name__)
@@ -28,35 +28,40 @@ logger = logging.getLogger(__name__)
 UNEXPECTED_FAILURE = "The answer could not be generated because of an unexpected error."
 
 
-def conversation_for(battle: Battle, slot: str, turn) -> list[dict[str, str]]:
+def conversation_for(battle_id, slot: str, index: int, prompt: str) -> list[dict[str, str]]:
     """The model's own conversation: the person's prompts and its own earlier answers only."""
     messages: list[dict[str, str]] = []
-    if turn.index > 1:  # the first turn needs no query: it is just the prompt
-        earlier = battle.turns.filter(index__lt=turn.index).prefetch_related("responses")
-        for previous in earlier:
-            own = next(r for r in previous.responses.all() if r.slot == slot)
-            messages.append({"role": "user", "content": previous.prompt})
-            messages.append({"role": "assistant", "content": own.text})
-    messages.append({"role": "user", "content": turn.prompt})
+    if index > 1:  # the first turn needs no query: it is just the prompt
+        earlier = Response.objects.filter(turn__battle_id=battle_id, turn__index__lt=index,
+                                          slot=slot).order_by("turn__index")
+        for previous_prompt, own_text in earlier.values_list("turn__prompt", "text"):
+            messages.append({"role": "user", "content": previous_prompt})
+            messages.append({"role": "assistant", "content": own_text})
+    messages.append({"role": "user", "content": prompt})
     return messages
 
 
 def response_generate(*, response_id: str, generation: int) -> None:
     """Generate one answer; a stale, finished or already running job does nothing."""
-    response = Response.objects.select_related(
-        "turn__battle__model_a", "turn__battle__model_b"
-    ).get(pk=response_id)
-    if response.generation != generation or response.status in FINISHED:
+    row = Response.objects.filter(pk=response_id).values(
+        "generation", "status", "slot", "turn__index", "turn__prompt", "turn__battle_id",
+        "turn__battle__model_a_id", "turn__battle__model_b_id",
+        "turn__battle__model_a_position").first()
+    if row is None or row["generation"] != generation or row["status"] in FINISHED:
         logger.info("response %s: nothing to do (generation %s)", response_id, generation)
         return
-    battle = response.turn.battle
-    endpoint = model_endpoint(battle.model_in(response.slot))
-    messages = conversation_for(battle, response.slot, response.turn)
+    slot = row["slot"]
+    battle = Battle(id=row["turn__battle_id"],
+                    model_a_position=row["turn__battle__model_a_position"])
+    endpoint = model_endpoint_by_slug(row["turn__battle__model_a_id"] if slot == Slot.A
+                                      else row["turn__battle__model_b_id"])
+    messages = conversation_for(battle.id, slot, row["turn__index"], row["turn__prompt"])
     # A first job for a fresh answer has nothing on any page to wipe; a retried or restarted
     # one may, so it tells the page to start the text over.
     fresh = generation == 0
-    if not step_claim(Response, response.pk, generation):
+    if not step_claim(Response, response_id, generation):
         return
+    response = Response(id=response_id, slot=slot)
     relay = response_relay(battle, response)
     release_database()
     with step_lease(Response, response.pk, generation):
