@@ -12,6 +12,7 @@ from datetime import datetime
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 from ninja.utils import check_csrf
+from pydantic import BaseModel
 
 from arena.errors import RuleError, errors
 from leaderboard import selectors
@@ -21,6 +22,7 @@ router = Router(tags=["leaderboard"])
 
 STAFF_ONLY = "Only staff can run the rating by hand."
 CSRF_FAILED = "CSRF check failed: send the X-CSRFToken header with this session's token."
+MAX_BOOTSTRAP_ROUNDS = 1000
 
 
 class LeaderboardParams(Schema):
@@ -112,9 +114,14 @@ class WorkerStatusOut(Schema):
     runs: list[RunOut]
 
 
-class AggregateIn(Schema):
+# A plain pydantic model, not a ninja Schema: a Schema reads any JSON value (a list, a
+# number) as an object whose fields all take their defaults, so a body that is not an object
+# would run every board instead of answering 422.
+class AggregateIn(BaseModel):
     board: str | None = None
-    bootstrap: int | None = None
+    # Bootstrap rounds: at least 1, like the setting and the command; at most 1000 (~70 s for
+    # 200 models), so one request cannot hold the boards' locks for hours.
+    bootstrap: int | None = Field(None, ge=1, le=MAX_BOOTSTRAP_ROUNDS)
 
 
 def staff_session(request: HttpRequest):
