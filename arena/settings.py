@@ -198,6 +198,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# The queue the web process sends to and the worker takes from (arenas sharing one Redis
+# each need their own).
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 # Worker threads: model calls are I/O (their streams share one event loop per process,
 # arena.aio) and a thread holds a database connection only while it reads or saves, so one
 # worker holds hundreds of model calls at once.
@@ -286,6 +289,10 @@ ARENA_RATE_LIMIT_IP_MULTIPLIER = env_int("ARENA_RATE_LIMIT_IP_MULTIPLIER", 1, mi
 ARENA_TRUSTED_PROXY_HEADER = env_str("ARENA_TRUSTED_PROXY_HEADER")
 # Model calls queued per provider and minute, over all visitors (0: no budget).
 ARENA_PROVIDER_CALLS_PER_MINUTE = env_int("ARENA_PROVIDER_CALLS_PER_MINUTE", 600, minimum=0)
+
+# --- Live streams (arena.streaming) ---------------------------------------------
+# A stream's chunks after the first are sent at most this often, joined (0: every chunk).
+ARENA_STREAM_FLUSH_MS = env_int("ARENA_STREAM_FLUSH_MS", 40, minimum=0)
 
 # --- Steps: persisted units of model work (arena.steps) -------------------------
 # A claimed step holds a lease this long; heartbeats push it forward while the work runs,

@@ -76,7 +76,14 @@ def publish_sync(group: str, message: dict[str, Any]) -> None:
 
 
 class StreamRelay:
-    """Publishes one text's chunks to ``group`` and keeps its catch-up snapshot."""
+    """Publishes one text's chunks to ``group`` and keeps its catch-up snapshot.
+
+    Chunks are coalesced: the first goes out at once, later ones at most every
+    ``ARENA_STREAM_FLUSH_MS`` (a model writes a token every few milliseconds; a page needs
+    far fewer updates, and each one costs Redis round trips for every open stream).
+    ``restart`` and ``finish`` send whatever is pending first, so nothing written is lost
+    and the order holds; :meth:`flush` does it on demand (before saving the text).
+    """
 
     def __init__(self, *, group: str, stream_id: str, meta: dict[str, Any]) -> None:
         self.group = group
@@ -86,6 +93,11 @@ class StreamRelay:
         # continues above every number an earlier attempt sent.
         self.seq = time.time_ns() // 1000
         self.text_key, self.seq_key = _keys(self.stream_id)
+        self.interval = settings.ARENA_STREAM_FLUSH_MS / 1000
+        self._pending: list[str] = []
+        self._sent_at = float("-inf")
+        self._timer: asyncio.TimerHandle | None = None
+        self._lock = asyncio.Lock()
 
     async def _send(self, event: str, **payload: Any) -> None:
         await publish(self.group, {"event": event, **self.meta, **payload})
@@ -93,26 +105,56 @@ class StreamRelay:
     async def delta(self, chunk: str) -> None:
         if not chunk:
             return
-        self.seq += 1
-        async with _redis().pipeline(transaction=True) as pipe:
-            pipe.append(self.text_key, chunk).set(self.seq_key, self.seq)
-            pipe.expire(self.text_key, SNAPSHOT_TTL_SECONDS)
-            pipe.expire(self.seq_key, SNAPSHOT_TTL_SECONDS)
-            await pipe.execute()
-        await self._send("delta", seq=self.seq, text=chunk)
+        self._pending.append(chunk)
+        wait = self._sent_at + self.interval - time.monotonic()
+        if wait <= 0:
+            await self.flush()
+        elif self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(wait, self._flush_later)
+
+    def _flush_later(self) -> None:
+        self._timer = None
+        task = asyncio.ensure_future(self.flush())
+        task.add_done_callback(_log_failure)
+
+    async def flush(self) -> None:
+        """Publish the chunks not sent yet, as one delta."""
+        async with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if not self._pending:
+                return
+            chunk, self._pending = "".join(self._pending), []
+            self._sent_at = time.monotonic()
+            self.seq += 1
+            async with _redis().pipeline(transaction=True) as pipe:
+                pipe.append(self.text_key, chunk).set(self.seq_key, self.seq)
+                pipe.expire(self.text_key, SNAPSHOT_TTL_SECONDS)
+                pipe.expire(self.seq_key, SNAPSHOT_TTL_SECONDS)
+                await pipe.execute()
+            await self._send("delta", seq=self.seq, text=chunk)
 
     async def restart(self) -> None:
-        self.seq += 1
-        async with _redis().pipeline(transaction=True) as pipe:
-            pipe.set(self.text_key, "", ex=SNAPSHOT_TTL_SECONDS)
-            pipe.set(self.seq_key, self.seq, ex=SNAPSHOT_TTL_SECONDS)
-            await pipe.execute()
-        await self._send("restart", seq=self.seq)
+        await self.flush()
+        async with self._lock:
+            self.seq += 1
+            async with _redis().pipeline(transaction=True) as pipe:
+                pipe.set(self.text_key, "", ex=SNAPSHOT_TTL_SECONDS)
+                pipe.set(self.seq_key, self.seq, ex=SNAPSHOT_TTL_SECONDS)
+                await pipe.execute()
+            await self._send("restart", seq=self.seq)
 
     async def finish(self, event: str, **payload: Any) -> None:
         """Drop the snapshot (the database has the text now) and announce the end."""
+        await self.flush()
         await _redis().delete(self.text_key, self.seq_key)
         await self._send(event, **payload)
+
+
+def _log_failure(task: asyncio.Future) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.warning("a stream's chunks could not be published: %r", task.exception())
 
 
 async def read_snapshot(stream_id: str) -> dict[str, Any] | None:
