@@ -12,4 +12,5 @@ RUN pip install --no-cache-dir . && pip install --no-cache-dir --no-deps -r requ
 COPY . .
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "arena.asgi:application"]
+# A deep listen queue: Twisted's default (50) drops connections in a burst (see arena/webserver.py).
+CMD ["daphne", "-e", "tcp:port=8000:interface=0.0.0.0:backlog=1024", "arena.asgi:application"]

@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from arena.webserver import daphne_command
+
 logger = logging.getLogger("arena.devserver")
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -143,8 +145,7 @@ def main() -> int:
         )
         supervisor.spawn(
             "daphne",
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", port,
-             "arena.asgi:application"],
+            daphne_command("127.0.0.1", port),
         )
         logger.info("The arena is running at http://127.0.0.1:%s/ (Ctrl-C stops everything)", port)
         code = supervisor.watch()

@@ -103,6 +103,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # A provider's API takes a burst of connections at once (socketserver's default queue
+    # of 5 drops the rest, and each dropped client waits a second for TCP to try again).
+    request_queue_size = 1024
     owner: FakeProviderServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:

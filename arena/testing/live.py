@@ -15,6 +15,8 @@ import httpx
 import pytest
 from django.conf import settings
 
+from arena.webserver import daphne_command
+
 
 @pytest.fixture(scope="session")
 def celery_worker_session(django_db_blocker) -> Iterator[object]:
@@ -74,8 +76,7 @@ def asgi_live_server_session(test_process_env) -> Iterator[str]:
         port = probe.getsockname()[1]
     env = test_process_env
     process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-         "arena.asgi:application"],
+        daphne_command("127.0.0.1", port),
         cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     base_url = f"http://127.0.0.1:{port}"
