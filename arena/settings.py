@@ -89,6 +89,11 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Front ends on other origins that may call the JSON API from a browser, with the visitor's
+# cookies (seed 000's CORS_ORIGINS, comma-separated); unset: no cross-origin access at all.
+CORS_ALLOWED_ORIGINS = env_list("CORS_ORIGINS", [])
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOW_CREDENTIALS = True
 
 INSTALLED_APPS = [
     "daphne",
@@ -100,6 +105,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "corsheaders",
+    "ninja",  # the API docs use the Swagger UI files it ships, never a CDN
     "channels",
     "arena",
     "battles",
@@ -112,6 +119,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
     "arena.sessions.SessionCookieOnEveryStatus",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
