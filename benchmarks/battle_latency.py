@@ -5,8 +5,8 @@
 
 It builds a throwaway stack of its own: a temporary ``ARENA_VAR_DIR``, SQLite and the embedded
 Redis (or, when ``DATABASE_URL`` / ``REDIS_URL`` are set, a throwaway database on that
-PostgreSQL server and a queue of its own on that Redis), a migrated schema, daphne in a forked
-process, a Celery worker process (threads, as the run command starts it), and a fake
+PostgreSQL server and a queue of its own on that Redis), a migrated schema, daphne and a Celery
+worker (threads), each in its own process as the run command starts them, and a fake
 OpenAI-compatible provider whose two models answer in T ms. Then it measures
 
 (a) a battle's wall time through ``POST /api/battles`` over T (the two sides run in parallel;
@@ -33,6 +33,7 @@ import os
 import re
 import secrets
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -64,6 +65,8 @@ def prepare_environment() -> dict:
     os.environ["ARENA_BATTLES_PER_MINUTE"] = "0"  # no rate limit: the benchmark is the burst
     os.environ["ARENA_PROVIDER_CALLS_PER_MINUTE"] = "0"
     os.environ.setdefault("CACHE_PREFIX", f"arena-bench-{secrets.token_hex(4)}")
+    # A queue of our own, so that no other worker on a shared Redis takes our tasks.
+    os.environ["CELERY_QUEUE"] = f"arena-bench-{secrets.token_hex(4)}"
     info = {"var_dir": var_dir, "pg_admin_url": None, "pg_database": None}
     url = os.environ.get("DATABASE_URL", "").strip()
     if url.startswith(("postgres://", "postgresql://")):
@@ -466,7 +469,6 @@ def main() -> None:
     import django
 
     django.setup()
-    from daphne.testing import DaphneProcess
     from django.conf import settings
     from django.core.management import call_command
 
@@ -481,18 +483,10 @@ def main() -> None:
             redis_process = start_embedded_redis(socket_path)
             stack.callback(stop_embedded_redis, redis_process, socket_path)
         call_command("migrate", verbosity=0, interactive=False)
-        # A queue of our own, so that no other worker on a shared Redis takes our tasks.
-        app.conf.task_default_queue = f"arena-bench-{secrets.token_hex(4)}"
         app.conf.task_always_eager = False
 
         close_database_connections()
-        server = DaphneProcess("127.0.0.1", partial(_application))
-        server.start()
-        stack.callback(server.join, 10)
-        stack.callback(server.terminate)
-        if not server.ready.wait(timeout=30):
-            raise SystemExit("daphne did not start")
-        port = server.port.value
+        port = start_web_process(stack)
 
         threads = args.worker_threads or settings.CELERY_WORKER_CONCURRENCY
         provider = make_provider()
@@ -526,25 +520,41 @@ def start_worker_process(stack: contextlib.ExitStack, app, threads: int) -> None
         cwd=ROOT, env=os.environ.copy(),
     )
 
-    def stop() -> None:
-        worker.terminate()
-        try:
-            worker.wait(15)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
-
-    stack.callback(stop)
+    stack.callback(stop_process, worker)
     deadline = time.monotonic() + 60
     while not app.control.ping(destination=[f"{queue}@{os.uname().nodename}"], timeout=0.5):
         if worker.poll() is not None or time.monotonic() > deadline:
             raise SystemExit("the Celery worker did not start")
 
 
-def _application():
-    from channels.routing import get_default_application
+def start_web_process(stack: contextlib.ExitStack) -> int:
+    """daphne as the run command starts it (same command line, its own process); its port."""
+    from arena.webserver import daphne_command
 
-    return get_default_application()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(daphne_command("127.0.0.1", port), cwd=ROOT,
+                              env=os.environ.copy(), stdout=subprocess.DEVNULL)
+    stack.callback(stop_process, server)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return port
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("daphne did not start") from None
+            time.sleep(0.1)
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 if __name__ == "__main__":
