@@ -101,7 +101,7 @@ def show_verdict(console: Console, view: PanelView) -> None:
         f"{w:.2f} ({view.agreement_words})")
     lines = [f"Kendall's W: {agreement}",
              f"{len(view.judges)} valid ranking(s), {len(view.discarded)} discarded"]
-    leaders = view.leaders
+    leaders = view.leaders()
     if leaders:
         names = " and ".join(s.model.name for s in leaders)
         label = "Winner" if len(leaders) == 1 else "Tied for first"

@@ -142,15 +142,10 @@ class PanelView:
                 return f"{words} agreement"
         return "very strong agreement"
 
-    @property
-    def winner(self) -> StandingView | None:
-        rows = self.standings()
-        return rows[0] if rows and rows[0].average_rank is not None else None
-
-    @property
-    def leaders(self) -> list[StandingView]:
-        """Every model in first place (more than one on a tie)."""
-        return [s for s in self.standings() if s.position == 1 and s.average_rank is not None]
+    def leaders(self, *, exclude_self: bool = False) -> list[StandingView]:
+        """Every model in first place (more than one on a tie), in the standings chosen."""
+        return [s for s in self.standings(exclude_self=exclude_self)
+                if s.position == 1 and s.average_rank is not None]
 
     def _model(self, slug: str) -> AIModel:
         return self.models.get(slug) or AIModel(slug=slug, name=slug)

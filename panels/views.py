@@ -32,6 +32,7 @@ def _panel_context(request: HttpRequest, panel_id, **extra) -> dict:
     return {
         "view": view,
         "standings": view.standings(exclude_self=exclude_self),
+        "leaders": view.leaders(exclude_self=exclude_self),
         "exclude_self": exclude_self,
         "is_owner": bool(key) and panel.session_key == key,
         "max_rounds": settings.ARENA_PANEL_MAX_CLARIFICATION_ROUNDS,

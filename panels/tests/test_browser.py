@@ -122,6 +122,14 @@ def test_ask_clarify_watch_and_read_the_verdict(page, script, asgi_live_server, 
     page.get_by_test_id("exclude-self").check()
     expect(page.get_by_test_id("verdict")).to_contain_text("scored only by the others")
     expect(rows.nth(1).get_by_test_id("avg-rank")).to_have_text("1.00")  # beta, by alpha only
+    # The winner line follows the switch: without alpha's vote for itself, beta ties it.
+    winner = page.get_by_test_id("winner")
+    expect(winner).to_contain_text("Tied for first: Alpha Model and Beta Model")
+    expect(winner).to_contain_text("self-votes excluded")
+    page.get_by_test_id("exclude-self").uncheck()
+    expect(winner).to_have_text(re.compile(r"^\s*Winner: Alpha Model\s+with an average rank of 1\.00\.\s*$"))
+    page.get_by_test_id("exclude-self").check()
+    expect(winner).to_contain_text("Tied for first")
     page.screenshot(path=str(SCREENSHOT), full_page=True)
 
     panel.refresh_from_db()
@@ -136,6 +144,7 @@ def test_ask_clarify_watch_and_read_the_verdict(page, script, asgi_live_server, 
         expect(shared.get_by_test_id("clarify-answer")).to_have_count(0)
         shared.goto("/panel/")
         expect(shared.get_by_test_id("panel-list")).to_contain_text("What is 2+2 in base ten?")
+        expect(shared.get_by_test_id("panel-list")).to_contain_text("just now")
     finally:
         other.close()
 
@@ -151,3 +160,22 @@ def test_generate_a_question_and_run_it(page, script):
     expect(page.get_by_test_id("progress")).to_contain_text("Question written by Qwen2.5 Model")
     panel = Panel.objects.get()
     assert panel.question_source == "generated" and len(panel.participants) == 4
+
+
+def test_the_form_shows_every_error_the_server_sends(page, script):
+    """An empty question (400) and a single chosen model (503) are said where the person
+    acted, and what they typed stays."""
+    from playwright.sync_api import expect
+
+    page.goto("/panel/")
+    page.get_by_test_id("question-input").fill("   ")
+    page.get_by_test_id("ask").click()
+    error = page.locator("#errors").get_by_test_id("error")
+    expect(error).to_contain_text("empty")
+    page.get_by_test_id("question-input").fill("Which is larger, 2^10 or 10^3?")
+    page.get_by_label("Alpha Model").check()
+    page.get_by_test_id("ask").click()
+    expect(error).to_contain_text("at least two")
+    expect(page.get_by_test_id("question-input")).to_have_value("Which is larger, 2^10 or 10^3?")
+    expect(page).to_have_url(re.compile(r"/panel/$"))
+    assert Panel.objects.count() == 0

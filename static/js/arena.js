@@ -1,0 +1,51 @@
+// Every page: what the server answers with an error status is shown where the person acted,
+// and a request that fails on the way says so. Nothing typed is lost either way: htmx never
+// replaces the form that sent the request.
+(function () {
+  "use strict";
+
+  function notice(message) {
+    const box = document.createElement("div");
+    box.className = "alert error";
+    box.setAttribute("role", "alert");
+    box.dataset.testid = "error";
+    box.textContent = message;
+    return box;
+  }
+
+  // Where a message with no place of its own goes: the page's #errors, else the top of <main>.
+  function show(message) {
+    let errors = document.getElementById("errors");
+    if (!errors) {
+      errors = document.createElement("div");
+      errors.id = "errors";
+      errors.setAttribute("aria-live", "polite");
+      document.querySelector("main").prepend(errors);
+    }
+    errors.replaceChildren(notice(message));
+    errors.scrollIntoView({ block: "nearest" });
+  }
+
+  document.body.addEventListener("htmx:beforeSwap", function (evt) {
+    const status = evt.detail.xhr.status;
+    if (status < 400) return;
+    evt.detail.isError = false;
+    // The arena answers an htmx request with a fragment made for its target (the error
+    // partial, or the live section with the error in it); anything else (a bare 500 page
+    // from a proxy or the framework) is not for swapping: say what happened instead.
+    if (/^\s*<!doctype/i.test(evt.detail.serverResponse || "") || !evt.detail.serverResponse) {
+      evt.detail.shouldSwap = false;
+      show("The server could not do that (HTTP " + status + "). Nothing you typed was lost: " +
+           "try again in a moment.");
+    } else {
+      evt.detail.shouldSwap = true;
+    }
+  });
+
+  function unreachable() {
+    show("The arena could not be reached. Nothing you typed was lost: check the connection " +
+         "and try again.");
+  }
+  document.body.addEventListener("htmx:sendError", unreachable);
+  document.body.addEventListener("htmx:timeout", unreachable);
+})();
