@@ -13,6 +13,7 @@ the classes: Django picks the one AppConfig class that ``apps.py`` holds)::
             urls="battles.urls", api_router="battles.api.router",
             websocket_routes="battles.routing.websocket_urlpatterns",
             beat={"battles-...": {"task": "...", "schedule": 60.0}},
+            figures="battles.selectors.home_figures",
         )
 
 :mod:`arena.urls` mounts every mode's pages (or a "not open yet" page), :mod:`arena.api` its
@@ -24,6 +25,7 @@ no central list; references are dotted paths, so the platform imports no mode.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +33,17 @@ from typing import Any
 from django.apps import AppConfig, apps
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One live number of a mode on the home page, e.g. ``Figure("battles fought", 1204)``."""
+
+    label: str
+    value: int | str
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,7 @@ class Mode:
     api_router: str | None = None  # dotted path of its ninja Router
     websocket_routes: str | None = None  # dotted path of a list of URL patterns
     beat: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    figures: str | None = None  # dotted path of a callable returning its home-page Figures
 
     def __post_init__(self) -> None:
         if not self.path.endswith("/") or self.path.startswith("/"):
@@ -90,3 +104,15 @@ def beat_schedule() -> dict[str, dict[str, Any]]:
                 raise ImproperlyConfigured(f"two modes declare the beat entry {name!r}")
             schedule[name] = dict(entry)
     return schedule
+
+
+def home_figures(mode: Mode) -> list[Figure]:
+    """A mode's live figures; a mode whose figures fail to load shows none (and is logged),
+    the home page stays up."""
+    if not mode.figures:
+        return []
+    try:
+        return list(import_string(mode.figures)())
+    except Exception:
+        logger.exception("the home figures of mode %s could not be read", mode.key)
+        return []

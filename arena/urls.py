@@ -1,6 +1,7 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import TemplateView
+from django.views.generic import RedirectView, TemplateView
 
 from arena import views
 from arena.api import api
@@ -11,6 +12,8 @@ coming_soon = TemplateView.as_view(template_name="arena/coming_soon.html")
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    # For clients that ask for /favicon.ico without reading the page's <link rel="icon">.
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
     *(path(m.path, include(m.urls)) if m.is_open

@@ -9,7 +9,15 @@ from arena.health import health_report
 
 
 def home(request: HttpRequest):
-    return render(request, "arena/home.html")
+    """What each mode is, in one line, with the arena's live figures."""
+    from arena.models import AIModel, ModelStatus
+    from arena.modes import Figure, home_figures, modes
+
+    sections = [(mode, home_figures(mode) if mode.is_open else []) for mode in modes()]
+    models = AIModel.objects.filter(status=ModelStatus.ACTIVE, in_models_file=True).count()
+    figures = [Figure("models in the arena", models)]
+    figures += [figure for _, mode_figures in sections for figure in mode_figures]
+    return render(request, "arena/home.html", {"sections": sections, "figures": figures})
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

@@ -8,5 +8,6 @@ class BattlesConfig(modes.ModeConfig):
         summary="Two anonymous models answer your prompt side by side; vote, then see who "
                 "was who.",
         urls="battles.urls", api_router="battles.api.router",
+        figures="battles.selectors.home_figures",
         websocket_routes="battles.routing.websocket_urlpatterns",
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch
 
+from arena.modes import Figure
 from arena.steps import StepStatus
 from battles.models import MAX_MESSAGES, Battle, Position, Response, Turn, Vote
 
@@ -165,3 +166,8 @@ def battle_totals(view: BattleView) -> dict[str, dict]:
             "input_tokens": sum(r.input_tokens or 0 for r in responses),
         }
     return totals
+
+
+def home_figures() -> list[Figure]:
+    return [Figure("battles fought", Battle.objects.count()),
+            Figure("votes cast", Vote.objects.count())]

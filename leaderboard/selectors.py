@@ -12,6 +12,7 @@ import numpy as np
 from django.conf import settings
 from django.db.models import Max
 
+from arena.modes import Figure
 from leaderboard import plots
 from leaderboard.boards import Board, boards, get_board
 from leaderboard.compute import expected_win_rate
@@ -371,3 +372,22 @@ def worker_status(*, recent: int = 10) -> dict:
         "pending_runs": pending,
         "runs": [run_summary(r) for r in runs],
     }
+
+
+def home_figures() -> list[Figure]:
+    """The last rating run and who leads the first board (its top-rated, non-provisional
+    entry), linking to the board."""
+    from arena.templatetags.arena_tags import ago
+
+    figures = []
+    run = RatingRun.objects.filter(finished_at__isnull=False).order_by("-finished_at").first()
+    figures.append(Figure("last rating run", ago(run.finished_at) if run else "none yet",
+                          url="/leaderboard/"))
+    first = boards()[0] if boards() else None
+    snapshot = snapshot_latest(board=first.name) if first else None
+    if snapshot is not None:
+        top = (snapshot.entries.filter(provisional=False).order_by("-rating").first()
+               or snapshot.entries.order_by("-rating").first())
+        if top is not None:
+            figures.append(Figure(f"leads the {first.title}", top.name, url="/leaderboard/"))
+    return figures

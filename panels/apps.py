@@ -8,6 +8,7 @@ class PanelsConfig(modes.ModeConfig):
         key="panel", label="Panel", path="panel/", order=20,
         summary="One question, every model answers, every model ranks all answers blind.",
         urls="panels.urls", api_router="panels.api.router",
+        figures="panels.selectors.home_figures",
         websocket_routes="panels.routing.websocket_urlpatterns",
         beat={
             # Clarification calls and question writing whose worker died start again, and

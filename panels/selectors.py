@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Prefetch, Q
 
 from arena.models import AIModel
+from arena.modes import Figure
 from arena.steps import FINISHED, StepStatus
 from panels.judging import LABELS
 from panels.models import (
@@ -226,3 +227,7 @@ def panel_payload(view: PanelView) -> dict:
             "judges_discarded": len(view.discarded),
         },
     }
+
+
+def home_figures() -> list[Figure]:
+    return [Figure("panels judged", Panel.objects.filter(status=PanelStatus.DONE).count())]

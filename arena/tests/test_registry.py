@@ -142,3 +142,12 @@ class TestAvailability:
             {"model_id": "loop-b", "name": "Loop B", "provider": "Loopback", "status": "active"},
         ]}
         assert os.environ[fake_openai.api_key_env] not in str(body)
+
+
+def test_a_mode_whose_figures_fail_shows_none_and_the_home_page_stays_up(caplog):
+    from arena.modes import Mode, home_figures
+
+    broken = Mode(key="broken", label="Broken", path="broken/", order=1,
+                  figures="arena.tests.test_registry.no_such_function")
+    assert home_figures(broken) == []
+    assert "could not be read" in caplog.text
