@@ -127,7 +127,8 @@ def test_ask_clarify_watch_and_read_the_verdict(page, script, asgi_live_server, 
     expect(winner).to_contain_text("Tied for first: Alpha Model and Beta Model")
     expect(winner).to_contain_text("self-votes excluded")
     page.get_by_test_id("exclude-self").uncheck()
-    expect(winner).to_have_text(re.compile(r"^\s*Winner: Alpha Model\s+with an average rank of 1\.00\.\s*$"))
+    expect(winner).to_have_text(
+        re.compile(r"^\s*Winner: Alpha Model\s+with an average rank of 1\.00\.\s*$"))
     page.get_by_test_id("exclude-self").check()
     expect(winner).to_contain_text("Tied for first")
     page.screenshot(path=str(SCREENSHOT), full_page=True)
