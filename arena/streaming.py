@@ -82,7 +82,7 @@ class StreamRelay:
     ``ARENA_STREAM_FLUSH_MS`` (a model writes a token every few milliseconds; a page needs
     far fewer updates, and each one costs Redis round trips for every open stream).
     ``restart`` and ``finish`` send whatever is pending first, so nothing written is lost
-    and the order holds; :meth:`flush` does it on demand (before saving the text).
+    and the order holds; :meth:`flush` sends what is pending on demand.
     """
 
     def __init__(self, *, group: str, stream_id: str, meta: dict[str, Any]) -> None:
