@@ -314,3 +314,23 @@ def test_phone_width_stacks_the_sides_and_keeps_the_vote_buttons_visible(phone, 
     assert overflow <= 390, f"the page scrolls sideways ({overflow} px wide)"
     phone.get_by_role("button", name="Right is Better").click()
     expect(phone.get_by_test_id("revealed-right")).to_have_text(left_and_right(battle)[1].name)
+
+
+def _unbroken_string_keeps_the_layout(page, width: int) -> None:
+    from playwright.sync_api import expect
+
+    start_battle(page, "x" * 3000)
+    wait_turn_done(page, 1)
+    scroll_width = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll_width <= width, f"the page scrolls sideways ({scroll_width} px wide)"
+    for button in page.locator("#controls button.vote").all():
+        expect(button).to_be_in_viewport()
+    page.screenshot(path=f"/tmp/unbroken-{width}.png")
+
+
+def test_an_unbroken_string_wraps_at_desktop_width(page):
+    _unbroken_string_keeps_the_layout(page, 1280)
+
+
+def test_an_unbroken_string_wraps_at_phone_width(phone):
+    _unbroken_string_keeps_the_layout(phone, 390)
