@@ -23,14 +23,20 @@ logger = logging.getLogger("arena.devserver")
 ROOT = Path(__file__).resolve().parent.parent
 
 
+STOP_GRACE_SECONDS = 10.0
+
+
 class Supervisor:
     def __init__(self) -> None:
         self.children: list[tuple[str, subprocess.Popen]] = []
+        self.grace: dict[int, float] = {}  # pid -> seconds it may take to stop
         self.stopping = False
 
-    def spawn(self, name: str, command: list[str]) -> subprocess.Popen:
+    def spawn(self, name: str, command: list[str], *,
+              grace: float = STOP_GRACE_SECONDS) -> subprocess.Popen:
         process = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
         self.children.append((name, process))
+        self.grace[process.pid] = grace
         logger.info("started %s (pid %d)", name, process.pid)
         return process
 
@@ -40,7 +46,8 @@ class Supervisor:
 
     def stop_all(self) -> None:
         """Stop in reverse start order, each before the next, so the worker can finish
-        with Redis still up; a process that ignores SIGTERM for 10 s is killed."""
+        with Redis still up; a process that outlasts its grace (10 s unless spawned with
+        another) is killed."""
         self.stopping = True
         for name, process in reversed(self.children):
             if process.poll() is not None:
@@ -48,7 +55,7 @@ class Supervisor:
             logger.info("stopping %s", name)
             _signal_group(process, signal.SIGTERM)
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=self.grace.get(process.pid, STOP_GRACE_SECONDS))
             except subprocess.TimeoutExpired:
                 logger.warning("%s did not stop in time; killing it", name)
                 _signal_group(process, signal.SIGKILL)
@@ -108,6 +115,7 @@ def main() -> int:
     from django.conf import settings
 
     from arena.embedded_redis import start_embedded_redis
+    from arena.local_models.specs import clear_instance
 
     lock = _lock_var_dir(Path(settings.VAR_DIR))
     if lock is None:
@@ -124,13 +132,18 @@ def main() -> int:
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     code = 1
+    models = None
     try:
         if settings.EMBEDDED_REDIS:
             supervisor.adopt("redis", start_embedded_redis(settings.EMBEDDED_REDIS_SOCKET))
         _manage("migrate", "--noinput", "-v", "0")
         _manage("seed")
         if settings.ARENA_LOCAL_MODELS:
-            supervisor.spawn("local models", [sys.executable, "-m", "arena.local_models", "serve"])
+            # Its model servers are stopped together, each waited for up to 10 s
+            # (LocalModelFleet.stop): up to 20 s in all.
+            models = supervisor.spawn(
+                "local models", [sys.executable, "-m", "arena.local_models", "serve"],
+                grace=2 * STOP_GRACE_SECONDS + 5)
         celery = [sys.executable, "-m", "celery", "-A", "arena"]
         supervisor.spawn(
             "celery worker",
@@ -155,6 +168,8 @@ def main() -> int:
         logger.error("could not start the arena: %s", exc)
     finally:
         supervisor.stop_all()
+        if models is not None:  # killed before it could remove its record: remove it here
+            clear_instance(models.pid)
         if settings.EMBEDDED_REDIS:
             Path(settings.EMBEDDED_REDIS_SOCKET).unlink(missing_ok=True)
         logger.info("stopped")
