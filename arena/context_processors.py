@@ -1,3 +1,5 @@
+from django.conf import settings
+
 from arena.modes import modes
 
 
@@ -7,5 +9,7 @@ def navigation(request):
         "nav_items": [
             {"key": m.key, "label": m.label, "url": m.url, "active": path.startswith(m.url)}
             for m in modes()
-        ]
+        ],
+        # Every text box a person writes to counts against this (static/js/arena.js).
+        "max_prompt_chars": settings.ARENA_PROMPT_MAX_CHARS,
     }

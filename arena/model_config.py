@@ -3,7 +3,9 @@
 The format is seed 000's (``id``, ``name``, ``model``, ``base_url``, ``api_key_env``,
 ``organization``, ``license``) plus seed 003's ``kind``, ``max_tokens`` and
 ``optional``, seed 004's ``cost_per_1m_input_tokens`` / ``cost_per_1m_output_tokens``,
-and ``local`` for the embedded local models. Any problem is one line that names
+``local`` for the embedded local models, and ``context_tokens`` (what the model reads
+at most, checked before a call; a local model's default is its server's context per
+request). Any problem is one line that names
 the file, the model and what is wrong.
 """
 
@@ -22,7 +24,7 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 REQUIRED_FIELDS = ("id", "name", "model")
 KNOWN_FIELDS = {
     "id", "name", "model", "kind", "provider", "base_url", "api_key_env", "organization",
-    "license", "status", "max_tokens", "system_prompt", "optional", "local",
+    "license", "status", "max_tokens", "context_tokens", "system_prompt", "optional", "local",
     "cost_per_1m_input_tokens", "cost_per_1m_output_tokens", "aliases",
 }
 
@@ -44,6 +46,7 @@ class ModelSpec:
     license: str
     status: str
     max_tokens: int
+    context_tokens: int | None
     system_prompt: str
     optional: bool
     local_key: str
@@ -67,6 +70,7 @@ class ModelSpec:
             "license": self.license,
             "status": self.status,
             "max_tokens": self.max_tokens,
+            "context_tokens": self.context_tokens,
             "system_prompt": self.system_prompt,
             "optional": self.optional,
             "is_local": self.is_local,
@@ -147,6 +151,15 @@ def _parse_entry(path: Path, position: int, entry: Any) -> ModelSpec:
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise fail(f"max_tokens must be a positive whole number, not {max_tokens!r}")
 
+    context_tokens = entry.get("context_tokens")
+    if context_tokens is None and local_key:
+        context_tokens = LOCAL_MODELS[local_key].ctx_per_slot  # what each request may use
+    if context_tokens is not None and (not isinstance(context_tokens, int)
+                                       or isinstance(context_tokens, bool)
+                                       or context_tokens <= max_tokens):
+        raise fail(f"context_tokens must be a whole number above max_tokens ({max_tokens}), "
+                   f"not {context_tokens!r}")
+
     return ModelSpec(
         slug=slug,
         name=str(entry["name"]),
@@ -159,6 +172,7 @@ def _parse_entry(path: Path, position: int, entry: Any) -> ModelSpec:
         license=str(entry.get("license") or ""),
         status=status,
         max_tokens=max_tokens,
+        context_tokens=context_tokens,
         system_prompt=str(entry.get("system_prompt") or DEFAULT_SYSTEM_PROMPT),
         optional=bool(entry.get("optional", False)),
         local_key=local_key,

@@ -42,6 +42,11 @@ class AIModel(models.Model):
         max_length=20, choices=ModelStatus.choices, default=ModelStatus.ACTIVE
     )
     max_tokens = models.PositiveIntegerField(default=1000, validators=[MinValueValidator(1)])
+    context_tokens = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text="Tokens the model reads at most: system prompt, conversation and answer "
+                  "(empty: not checked before a call).",
+    )
     system_prompt = models.TextField(default="You are a helpful assistant.")
     input_price_per_million = models.DecimalField(max_digits=10, decimal_places=4, default=0)
     output_price_per_million = models.DecimalField(max_digits=10, decimal_places=4, default=0)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Prefetch
 
 from arena.modes import Figure
-from arena.steps import StepStatus
+from arena.steps import FINISHED, StepStatus
 from battles.models import MAX_MESSAGES, Battle, Position, Response, Turn, Vote
 
 
@@ -112,8 +112,19 @@ class BattleView:
         )
 
     @property
+    def failed(self) -> bool:
+        """Every answer finished, and at least one failed for good (no retry running)."""
+        statuses = [side.response.status for t in self.turns for side in t.sides]
+        return StepStatus.FAILED in statuses and all(s in FINISHED for s in statuses)
+
+    @property
     def can_vote(self) -> bool:
         return self.vote is None and self.all_done
+
+    @property
+    def can_vote_both_bad(self) -> bool:
+        """A failed answer still leaves the person a verdict: both are bad."""
+        return self.vote is None and (self.all_done or self.failed)
 
     @property
     def can_follow_up(self) -> bool:

@@ -16,9 +16,19 @@ from arena.contests.leaks import leaked_identity
 from arena.contests.voting import vote_once, vote_outcome
 from arena.errors import RuleError
 from arena.inputs import clean_text
+from arena.llm.context import estimate_input_tokens, fits, input_budget
 from arena.ratelimit import provider_budget
-from arena.steps import StepStatus, step_enqueue
-from battles.models import MAX_MESSAGES, Battle, Position, Response, Slot, Turn, Vote
+from arena.steps import FINISHED, StepStatus, step_enqueue
+from battles.models import (
+    MAX_MESSAGES,
+    Battle,
+    Position,
+    Response,
+    Slot,
+    Turn,
+    Vote,
+    VoteChoice,
+)
 from battles.selection import select_models_for_battle
 from battles.signals import vote_recorded
 
@@ -34,9 +44,23 @@ MESSAGE_LIMIT_REACHED = (
     f"This battle has reached its limit of {MAX_MESSAGES} messages "
     f"(the first prompt and {MAX_MESSAGES - 1} follow-ups). Vote, or start a new battle."
 )
+# Named limits, never models: the battle is blind until the vote.
+PROMPT_OVER_CONTEXT = (
+    "The prompt is too long for the models here: it is about {tokens:,} tokens, and the most "
+    "any of them reads is {limit:,} tokens (about {chars:,} characters) with room for its "
+    "answer. Shorten it and send it again."
+)
+CONVERSATION_OVER_CONTEXT = (
+    "With this message the conversation would be about {tokens:,} tokens, more than one of "
+    "the two models reads ({limit:,} tokens with room for its answer). Start a new battle to "
+    "ask it, or send something shorter."
+)
 BATTLE_ALREADY_VOTED = "This battle has already been voted on."
 ANSWERS_NOT_READY = "Both answers must be complete before you can do that."
-ANSWER_FAILED = "An answer failed; retry that side before you go on."
+ANSWER_FAILED = (
+    "An answer failed: retry that side, vote “Both are bad”, or start a new battle.")
+# Kept, shown, but not rated: a provider's failure says nothing of the model's answers.
+ANSWER_FAILED_VOTE = "an answer failed to generate"
 NOT_FAILED = "Only a failed answer can be retried."
 
 
@@ -67,8 +91,13 @@ def battle_create(
     candidates = model_list_available()
     if len(candidates) < 2:
         raise RuleError(NOT_ENOUGH_MODELS, status=503)
+    fitting = [m for m in candidates if fits(m, [text])]
+    if len(fitting) < 2:
+        limit = max(max(input_budget(m) or 0 for m in candidates), 0)
+        raise RuleError(PROMPT_OVER_CONTEXT.format(
+            tokens=estimate_input_tokens([text]), limit=limit, chars=limit * 3), status=422)
     rng = rng or random.SystemRandom()
-    model_a, model_b = select_models_for_battle(candidates, rng=rng)
+    model_a, model_b = select_models_for_battle(fitting, rng=rng)
     provider_budget([model_a.provider, model_b.provider])
     with transaction.atomic():
         battle = Battle.objects.create(
@@ -94,10 +123,26 @@ def battle_follow_up(*, battle: Battle, prompt: str) -> Turn:
         if len(turns) >= MAX_MESSAGES:
             raise RuleError(MESSAGE_LIMIT_REACHED, status=409)
         _require_answers_complete(turns)
+        _require_context_room(battle, turns, text)
         provider_budget([battle.model_a.provider, battle.model_b.provider])
         turn = _add_turn(battle, text, len(turns) + 1)
         Battle.objects.filter(pk=battle.pk).update(last_active_at=timezone.now())
     return turn
+
+
+def _require_context_room(battle: Battle, turns: list[Turn], prompt: str) -> None:
+    """Each model is sent the prompts and its own answers: both must still fit."""
+    for slot, model in ((Slot.A, battle.model_a), (Slot.B, battle.model_b)):
+        texts = [t.prompt for t in turns] + [r.text for t in turns for r in t.responses.all()
+                                             if r.slot == slot] + [prompt]
+        if not fits(model, texts):
+            raise RuleError(CONVERSATION_OVER_CONTEXT.format(
+                tokens=estimate_input_tokens(texts), limit=input_budget(model)), status=422)
+
+
+def _failed_for_good(turns: list[Turn]) -> bool:
+    statuses = [r.status for t in turns for r in t.responses.all()]
+    return StepStatus.FAILED in statuses and all(s in FINISHED for s in statuses)
 
 
 def _require_answers_complete(turns: list[Turn]) -> None:
@@ -134,11 +179,14 @@ def battle_vote(*, battle: Battle, choice: str) -> Vote:
 
     def record(locked: Battle) -> Vote:
         turns = list(locked.turns.prefetch_related("responses"))
-        _require_answers_complete(turns)
+        failed = _failed_for_good(turns)
+        if not (failed and choice == VoteChoice.BOTH_BAD):
+            _require_answers_complete(turns)
         Battle.objects.filter(pk=locked.pk).update(last_active_at=timezone.now())
+        eligibility = ({"counts_for_rating": False, "exclusion_reason": ANSWER_FAILED_VOTE}
+                       if failed else _rating_eligibility(locked, turns))
         return Vote.objects.create(battle=locked, choice=choice, winner=winner,
-                                   score_a=score_a, score_b=score_b,
-                                   **_rating_eligibility(locked, turns))
+                                   score_a=score_a, score_b=score_b, **eligibility)
 
     vote = vote_once(
         lock=lambda: _locked(battle.pk),

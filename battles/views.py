@@ -21,7 +21,6 @@ def _context(request: HttpRequest, **extra) -> dict:
     key = session_key_for(request, create=False)
     return {
         "history": selectors.battle_list_for_session(session_key=key),
-        "max_prompt_chars": settings.ARENA_PROMPT_MAX_CHARS,
         **extra,
     }
 
@@ -115,7 +114,8 @@ def battle_retry(request: HttpRequest, battle_id, position: str):
         response = services.response_retry(battle=battle, position=position)
     except RuleError as exc:
         return _error(request, exc)
-    return render(request, f"{TEMPLATE}#side",
+    # The side starts over and the controls with it ("Both are bad" closes until it ends).
+    return render(request, f"{TEMPLATE}#retried",
                   {"side": selectors.SideView(position, response), "is_owner": True,
                    "view": selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))})
 

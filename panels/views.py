@@ -54,7 +54,6 @@ def _form_context(request: HttpRequest, **extra) -> dict:
         "question_model": question_model,
         "question_model_problem": question_model_problem,
         "panels": selectors.panel_list(),
-        "max_prompt_chars": settings.ARENA_PROMPT_MAX_CHARS,
         "max_rounds": settings.ARENA_PANEL_MAX_CLARIFICATION_ROUNDS,
         **extra,
     }

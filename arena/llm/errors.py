@@ -92,6 +92,21 @@ class LLMRequestRejected(LLMError):
     default_user_message = "The model provider rejected the request."
 
 
+class LLMContextExceeded(LLMRequestRejected):
+    """The provider says the conversation does not fit the model's context window."""
+
+    default_user_message = (
+        "The conversation is too long for this model: its context window is full. Start a new "
+        "battle, or send something shorter.")
+
+
+# How providers word "too long" in a 400: OpenAI (context_length_exceeded), llama.cpp
+# (exceed_context_size_error), Anthropic ("prompt is too long"), vLLM / others.
+CONTEXT_EXCEEDED = re.compile(
+    r"context_length_exceeded|exceed_context_size|exceeds the available context|"
+    r"maximum context length|prompt is too long|context window|too many tokens", re.IGNORECASE)
+
+
 class LLMAuthError(LLMRequestRejected):
     default_user_message = "The model provider rejected our credentials."
 
@@ -119,6 +134,8 @@ def status_error(status: int, detail: str) -> LLMError:
             status_code=status,
             user_message=f"The model provider rejected our credentials (HTTP {status}).",
         )
+    if status in (400, 413) and CONTEXT_EXCEEDED.search(detail or ""):
+        return LLMContextExceeded(detail, status_code=status)
     if 400 <= status < 500:
         return LLMRequestRejected(
             detail,
@@ -139,6 +156,7 @@ __all__ = [
     "LLMAuthError",
     "LLMConfigError",
     "LLMConnectionError",
+    "LLMContextExceeded",
     "LLMError",
     "LLMMalformedResponse",
     "LLMRateLimited",

@@ -16,6 +16,7 @@ from arena.llm import (
     LLMAuthError,
     LLMConfigError,
     LLMConnectionError,
+    LLMContextExceeded,
     LLMError,
     LLMMalformedResponse,
     LLMRateLimited,
@@ -511,3 +512,17 @@ def test_scrub() -> None:
     assert "sk-abcd" not in scrub("Incorrect API key provided: sk-abcd************wxyz.")
     assert "zzz" not in scrub("{'x-api-key': 'zzzsecret'}")
     assert scrub("nothing secret", [None, ""]) == "nothing secret"
+
+
+@pytest.mark.parametrize("message", [
+    "This model's maximum context length is 4096 tokens. However, your messages resulted in "
+    "6481 tokens.",  # OpenAI
+    "the request exceeds the available context size, try increasing it",  # llama.cpp
+])
+async def test_a_context_overflow_is_said_in_words(fake: FakeProviderServer, message) -> None:
+    fake.default = Behaviour.status(400, message)
+    with pytest.raises(LLMContextExceeded) as caught:
+        await stream_chat(_endpoint(fake), USER)
+    assert "too long for this model" in caught.value.user_message
+    assert "HTTP 400" not in caught.value.user_message
+    assert len(fake.chat_requests) == 1  # retrying cannot help

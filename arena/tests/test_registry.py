@@ -33,6 +33,11 @@ class TestModelsFile:
         assert claude.provider_kind == "anthropic" and claude.api_key_env == "ANTHROPIC_API_KEY"
         assert float(claude.output_price_per_million) == 15.0
 
+    def test_context_windows_come_from_the_file_or_the_local_server(self, settings):
+        specs = {s.slug: s for s in load_model_specs(settings.ARENA_MODELS_FILE)}
+        assert specs["smollm2-135m"].context_tokens == 4096  # the server's context per request
+        assert specs["gpt-4o-mini"].context_tokens == 128_000
+
     def test_local_models_can_be_left_out(self, settings):
         specs = load_model_specs(settings.ARENA_MODELS_FILE, include_local=False)
         assert not any(s.is_local for s in specs)
@@ -51,6 +56,8 @@ class TestModelsFile:
             ("models:\n  - id: m5\n    name: M\n    model: x\n    base_url: http://h/v1\n"
              "    colour: red", "model 'm5': unknown key 'colour'"),
             ("models: 3", "expected a top-level 'models:' list"),
+            ("models:\n  - id: m6\n    name: M\n    model: x\n    base_url: http://h/v1\n"
+             "    max_tokens: 500\n    context_tokens: 400", "model 'm6': context_tokens must be"),
         ],
     )
     def test_bad_configuration_is_one_clear_line(self, tmp_path, text, problem):

@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 
+from arena.models import AIModel
 from arena.testing.browser import browser_page
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from battles.models import MAX_MESSAGES, Battle, Position, Slot
@@ -254,8 +255,12 @@ def test_a_failed_side_shows_the_error_and_retry_streams_a_new_answer(
         expect(side(page, 1, kept_at)).to_have_attribute("data-status", "done")
         retry = page.get_by_test_id(f"retry-{failed_at}")
         expect(retry).to_be_visible()
-        for button in page.locator("#controls button.vote").all():
-            expect(button).to_be_disabled()
+        # Not a dead end: "Both are bad" stays open, and a new battle is one click away.
+        for value in ("left_better", "tie", "right_better"):
+            expect(page.get_by_test_id(f"vote-{value}")).to_be_disabled()
+        expect(page.get_by_test_id("vote-both_bad")).to_be_enabled()
+        expect(page.get_by_test_id("failed-next")).to_contain_text("Retry that side")
+        expect(page.get_by_test_id("new-battle-failed")).to_have_attribute("href", "/battle/")
         assert len(broken.chat_requests) == 3  # the client's three attempts, then the error
 
         broken.default = Behaviour.ok()
@@ -334,3 +339,36 @@ def test_an_unbroken_string_wraps_at_desktop_width(page):
 
 def test_an_unbroken_string_wraps_at_phone_width(phone):
     _unbroken_string_keeps_the_layout(phone, 390)
+
+
+def test_a_prompt_over_the_models_window_is_refused_in_words_and_kept(page, two_models):
+    from playwright.sync_api import expect
+
+    AIModel.objects.filter(pk__in=[m.pk for m in two_models]).update(context_tokens=4096)
+    prompt = "word " * 4000
+    page.goto("/battle/")
+    page.get_by_test_id("prompt").fill(prompt)
+    page.get_by_test_id("submit").click()
+    error = page.locator("#errors").get_by_test_id("error")
+    expect(error).to_contain_text("too long for the models here")
+    expect(error).to_contain_text("tokens")
+    expect(page.get_by_test_id("prompt")).to_have_value(prompt)
+    assert not Battle.objects.exists()
+
+
+def test_the_prompt_box_counts_and_never_cuts_a_paste(page):
+    from playwright.sync_api import expect
+
+    page.goto("/battle/")
+    box = page.get_by_test_id("prompt")
+    count = page.get_by_test_id("prompt-count")
+    box.fill("Hello there")
+    expect(count).to_have_text("11 / 30,000 characters")
+    pasted = "y" * 30_050
+    box.fill(pasted)
+    assert len(box.input_value()) == 30_050  # nothing cut
+    expect(count).to_contain_text("50 characters over the limit of 30,000")
+    expect(page.get_by_test_id("submit")).to_be_disabled()
+    box.fill("y" * 30_000)
+    expect(count).to_have_text("30,000 / 30,000 characters")
+    expect(page.get_by_test_id("submit")).to_be_enabled()

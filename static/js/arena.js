@@ -48,4 +48,35 @@
   }
   document.body.addEventListener("htmx:sendError", unreachable);
   document.body.addEventListener("htmx:timeout", unreachable);
+
+  // A text box with data-max-chars counts what is typed against the server's limit and
+  // refuses to send more (a maxlength attribute would cut a paste without a word).
+  const numbers = new Intl.NumberFormat();
+  function count(box) {
+    const limit = Number(box.dataset.maxChars);
+    if (!(limit > 0)) return;
+    const length = box.value.length;
+    const over = length - limit;
+    const counter = document.querySelector('.char-count[data-for="' + box.id + '"]');
+    if (counter) {
+      counter.textContent = over > 0
+        ? numbers.format(over) + " characters over the limit of " + numbers.format(limit) +
+          ": shorten it to send"
+        : numbers.format(length) + " / " + numbers.format(limit) + " characters";
+      counter.classList.toggle("over", over > 0);
+    }
+    box.setCustomValidity(over > 0 ? "At most " + numbers.format(limit) + " characters." : "");
+    if (box.form) {
+      box.form.querySelectorAll('button[type="submit"]').forEach(function (button) {
+        if (over > 0) { button.disabled = true; button.dataset.tooLong = "1"; }
+        else if (button.dataset.tooLong) { button.disabled = false; delete button.dataset.tooLong; }
+      });
+    }
+  }
+  function countAll() { document.querySelectorAll("textarea[data-max-chars]").forEach(count); }
+  document.body.addEventListener("input", function (evt) {
+    if (evt.target.matches && evt.target.matches("textarea[data-max-chars]")) count(evt.target);
+  });
+  document.body.addEventListener("htmx:afterSettle", countAll);
+  countAll();
 })();
