@@ -372,3 +372,64 @@ def test_the_prompt_box_counts_and_never_cuts_a_paste(page):
     box.fill("y" * 30_000)
     expect(count).to_have_text("30,000 / 30,000 characters")
     expect(page.get_by_test_id("submit")).to_be_enabled()
+
+
+def test_keyboard_enter_sends_shift_enter_adds_a_line_and_keys_vote(page, two_models):
+    from playwright.sync_api import expect
+
+    page.goto("/battle/")
+    box = page.get_by_test_id("prompt")
+    box.click()
+    box.type("Name two rivers")
+    box.press("Shift+Enter")
+    box.type("in Europe")
+    expect(box).to_have_value("Name two rivers\nin Europe")
+    box.press("Enter")
+    expect(page).to_have_url(BATTLE_URL)
+    battle = Battle.objects.get()
+    assert battle.turns.get().prompt == "Name two rivers\nin Europe"
+    wait_turn_done(page, 1)
+    for key, value in (("1", "left_better"), ("2", "tie"), ("3", "both_bad"),
+                       ("4", "right_better")):
+        expect(page.get_by_test_id(f"vote-{value}").locator("kbd")).to_have_text(key)
+    page.locator("body").press("4")
+    expect(page.get_by_test_id("revealed-right")).to_have_text(left_and_right(battle)[1].name)
+    assert battle.vote.choice == "right_better"
+    expect(page.get_by_test_id("new-battle-after")).to_be_focused()
+
+
+def test_the_phone_menu_opens_from_the_keyboard(phone, two_models):
+    from playwright.sync_api import expect
+
+    phone.goto("/")
+    menu_link = phone.locator(".nav a", has_text="Leaderboard")
+    expect(menu_link).to_be_hidden()
+    phone.locator(".brand").focus()
+    phone.keyboard.press("Tab")
+    expect(phone.locator("#nav-toggle")).to_be_focused()
+    phone.keyboard.press("Space")
+    expect(menu_link).to_be_visible()
+
+
+def test_both_answers_together_hides_who_finished_first(page, two_models):
+    from playwright.sync_api import expect
+
+    _, beta = two_models
+    slow = FakeOpenAIServer(api_key=None, reply_text=neutral_reply, token_delay=0.4).start()
+    try:
+        beta.base_url = slow.base_url
+        beta.save()
+        page.goto("/battle/")
+        page.get_by_test_id("hold-answers").check()
+        battle = start_battle(page, "Name three kinds of clouds")
+        fast_at = battle.position_of(Slot.A if battle.model_a_id != beta.slug else Slot.B)
+        slow_at = Position.RIGHT if fast_at == Position.LEFT else Position.LEFT
+        expect(side(page, 1, fast_at)).to_have_attribute("data-status", "done")
+        expect(side(page, 1, slow_at)).not_to_have_attribute("data-status", "done")
+        expect(side(page, 1, fast_at).locator(".body")).not_to_be_visible()
+        expect(page.get_by_test_id("hold-answers")).to_be_checked()  # kept across pages
+        wait_turn_done(page, 1)
+        for position in (Position.LEFT, Position.RIGHT):
+            expect(side(page, 1, position).locator(".body")).to_be_visible()
+    finally:
+        slow.stop()

@@ -79,4 +79,15 @@
   });
   document.body.addEventListener("htmx:afterSettle", countAll);
   countAll();
+
+  // In a box marked data-enter-sends, Enter (or Ctrl/Cmd+Enter) sends and Shift+Enter adds a
+  // line; a composition in progress (an IME) is left alone.
+  document.body.addEventListener("keydown", function (evt) {
+    const box = evt.target;
+    if (evt.key !== "Enter" || evt.shiftKey || evt.isComposing || evt.altKey) return;
+    if (!(box.matches && box.matches("textarea[data-enter-sends]")) || !box.form) return;
+    evt.preventDefault();
+    const send = box.form.querySelector('button[type="submit"]');
+    if (send && !send.disabled) box.form.requestSubmit(send);
+  });
 })();

@@ -2,6 +2,7 @@
 // render the finished side and the controls (one source of truth: the server).
 (function () {
   "use strict";
+  holdAnswers();
   const conversation = document.getElementById("conversation");
   if (!conversation) {
     document.body.addEventListener("htmx:beforeSwap", showErrors);
@@ -126,6 +127,42 @@
       .catch(function () { /* the next reconnect checks again */ });
   }
 
+  // Keys 1-4 vote (in the order of the buttons) once voting is open, unless the person is
+  // typing; after the vote, focus goes to the way forward.
+  document.addEventListener("keydown", function (evt) {
+    if (evt.ctrlKey || evt.metaKey || evt.altKey || evt.repeat) return;
+    const target = evt.target;
+    if (target.closest && target.closest("input, textarea, select, [contenteditable]")) return;
+    const button = document.querySelector('#controls button.vote[aria-keyshortcuts="' + evt.key + '"]');
+    if (button && !button.disabled) { evt.preventDefault(); button.click(); }
+  });
+  document.body.addEventListener("htmx:afterSwap", function (evt) {
+    if (evt.detail.target && evt.detail.target.id === "reveal-slot") {
+      const next = document.querySelector('[data-testid="new-battle-after"]');
+      if (next) next.focus();
+    }
+  });
+
   document.body.addEventListener("htmx:afterSwap", function () { connect(); scrollToEnd(); });
   connect();
+
+  // Done text is no longer busy: screen readers read the finished answer once.
+  document.body.addEventListener("htmx:afterSettle", function () {
+    conversation.querySelectorAll('.side[data-status="done"] .stream-text')
+      .forEach(function (el) { el.setAttribute("aria-busy", "false"); });
+  });
+
+  // "Show both answers together": a choice kept in this browser.
+  function holdAnswers() {
+    const box = document.getElementById("hold-answers");
+    if (!box) return;
+    const KEY = "arena-hold-answers";
+    function apply() { document.body.classList.toggle("hold-answers", box.checked); }
+    try { box.checked = localStorage.getItem(KEY) === "1"; } catch (e) { /* private mode */ }
+    apply();
+    box.addEventListener("change", function () {
+      try { localStorage.setItem(KEY, box.checked ? "1" : "0"); } catch (e) { /* this page only */ }
+      apply();
+    });
+  }
 })();
