@@ -101,7 +101,8 @@ def battle_vote(request: HttpRequest, battle_id):
     except RuleError as exc:
         return _error(request, exc)
     view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
-    return render(request, f"{TEMPLATE}#after-vote", {"view": view, "is_owner": True})
+    # The sidebar's "voted" mark comes with the reveal, not after a reload.
+    return render(request, f"{TEMPLATE}#after-vote", _context(request, view=view, is_owner=True))
 
 
 @require_POST

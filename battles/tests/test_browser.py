@@ -204,8 +204,21 @@ def test_vote_reveals_the_models_and_nothing_names_them_before(page, fake_openai
     expect(page.locator("button.vote")).to_have_count(0)
     expect(page.get_by_test_id("new-battle-after")).to_be_visible()
     assert battle.vote.choice == "left_better"
+    # The sidebar marks the battle voted at once, without a reload.
+    expect(page.locator("#history .history-item.current .badge")).to_have_text("voted")
+    expect(page.get_by_test_id("vote-line")).to_contain_text("Your vote")
 
     page.screenshot(path=str(SCREENSHOT), full_page=True)
+
+    # Another visitor opening the shared link reads "The vote", not "Your vote".
+    other = page.context.browser.new_context(base_url=page.url.split("/battle/")[0])
+    try:
+        shared = other.new_page()
+        shared.goto(f"/battle/{battle.id}/")
+        expect(shared.get_by_test_id("vote-line")).to_contain_text("The vote: Left is Better")
+        expect(shared.get_by_test_id("vote-line")).not_to_contain_text("Your vote")
+    finally:
+        other.close()
 
 
 def test_history_lists_the_battle_and_reopens_it(page):
