@@ -52,7 +52,10 @@ class Arena:
                 except (httpx.HTTPError, ValueError):
                     health = {}
                 models = health.get("models", {}).get("models", {})
-                if all(models.get(slug, {}).get("available") for slug in LOCAL):
+                # Ready: its local models answer and its worker does (the worker can come up
+                # a moment after the models, so both are waited for).
+                if (all(models.get(slug, {}).get("available") for slug in LOCAL)
+                        and health.get("worker", {}).get("ok")):
                     return health
             threading.Event().wait(0.5)
         raise AssertionError(f"arena not ready: {self.log.read_text()[-3000:]}")
