@@ -1,5 +1,6 @@
 from django.conf import settings
 
+from arena.markdown import markdown_policy
 from arena.modes import modes
 
 
@@ -12,4 +13,5 @@ def navigation(request):
         ],
         # Every text box a person writes to counts against this (static/js/arena.js).
         "max_prompt_chars": settings.ARENA_PROMPT_MAX_CHARS,
+        "markdown_policy": markdown_policy(),
     }

@@ -1,4 +1,8 @@
-"""Model output is untrusted: Markdown is rendered without raw HTML, then sanitised."""
+"""Model output is untrusted: Markdown is rendered without raw HTML, then sanitised.
+
+The same rules run in the browser while an answer streams (static/js/arena-markdown.js:
+markdown-it with these options, DOMPurify with :data:`POLICY`, handed to the page by
+:func:`markdown_policy`); this server render stays the source of truth once it ends."""
 
 from __future__ import annotations
 
@@ -8,9 +12,16 @@ from markdown_it import MarkdownIt
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}).enable(
     ["table", "strikethrough"]
 )
-_ALLOWED_TAGS = {
-    "p", "br", "hr", "strong", "em", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li",
-    "h1", "h2", "h3", "h4", "h5", "h6", "a", "table", "thead", "tbody", "tr", "th", "td", "img",
+POLICY = {
+    "tags": sorted({
+        "p", "br", "hr", "strong", "em", "del", "s", "code", "pre", "blockquote", "ul", "ol",
+        "li", "h1", "h2", "h3", "h4", "h5", "h6", "a", "table", "thead", "tbody", "tr", "th",
+        "td", "img",
+    }),
+    "attributes": {"a": ["href", "title"], "img": ["alt", "src", "title"], "th": ["style"],
+                   "td": ["style"], "code": ["class"]},
+    "url_schemes": ["http", "https", "mailto"],
+    "link_rel": "nofollow noopener noreferrer",
 }
 
 
@@ -18,9 +29,13 @@ def render_markdown(text: str) -> str:
     html = _md.render(text or "")
     return nh3.clean(
         html,
-        tags=_ALLOWED_TAGS,
-        attributes={"a": {"href", "title"}, "img": {"src", "alt", "title"},
-                    "th": {"style"}, "td": {"style"}, "code": {"class"}},
-        url_schemes={"http", "https", "mailto"},
-        link_rel="nofollow noopener noreferrer",
+        tags=set(POLICY["tags"]),
+        attributes={tag: set(names) for tag, names in POLICY["attributes"].items()},
+        url_schemes=set(POLICY["url_schemes"]),
+        link_rel=POLICY["link_rel"],
     )
+
+
+def markdown_policy() -> dict:
+    """What the browser's live render needs to match this one."""
+    return POLICY

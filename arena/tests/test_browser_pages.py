@@ -74,3 +74,46 @@ def test_home_page_figures_favicon_and_a_remembered_theme(chromium, asgi_live_se
         expect(page.locator("html")).to_have_attribute("data-theme", "light")
         assert background() == light
         assert missing == []
+
+
+HOSTILE = [
+    "<script>alert(1)</script> **bold**",
+    "[click](javascript:alert(1)) and [ok](https://example.org)",
+    '<img src=x onerror="alert(1)"> ![pic](javascript:alert(1))',
+    "| a | b |\n|---|---|\n| <b onclick=alert(1)>x</b> | y |",
+    "```html\n<script>alert(1)</script>\n```",
+]
+
+
+def test_the_live_render_follows_the_server_policy(chromium, asgi_live_server, monkeypatch):
+    """What the browser renders while an answer streams obeys the rules of the server's
+    render: the same elements, no script, no event handler, no javascript: URL."""
+    from arena.markdown import render_markdown
+
+    inspect = """([text, server]) => {
+        function parts(box) {
+            box.querySelectorAll('button.copy').forEach(b => b.remove());
+            const elements = [...box.querySelectorAll('*')];
+            return {tags: [...new Set(elements.map(e => e.tagName.toLowerCase()))].sort(),
+                    attributes: elements.flatMap(e => [...e.attributes].map(
+                        a => [e.tagName.toLowerCase(), a.name, a.value]))};
+        }
+        const live = document.createElement('div');
+        window.ArenaMarkdown.render(live, text);
+        const rendered = document.createElement('div');
+        rendered.innerHTML = server;  // parsed only: a detached node runs nothing
+        return {live: parts(live), server: parts(rendered)};
+    }"""
+    with browser_page(chromium, asgi_live_server, monkeypatch) as page:
+        page.goto("/battle/")
+        page.wait_for_function("() => window.ArenaMarkdown !== undefined")
+        for text in HOSTILE:
+            found = page.evaluate(inspect, [text, render_markdown(text)])
+            for side in ("live", "server"):
+                tags, attributes = found[side]["tags"], found[side]["attributes"]
+                assert "script" not in tags, (side, text, tags)
+                for tag, name, value in attributes:
+                    assert not name.startswith("on"), (side, text, tag, name)
+                    assert not value.strip().lower().startswith("javascript:"), (side, text)
+            live_tags = set(found["live"]["tags"]) - {"span"}  # highlight.js's token spans
+            assert live_tags == set(found["server"]["tags"]), (text, found)

@@ -12,9 +12,19 @@ from arena.markdown import render_markdown
 HTMX_SHA256 = "d6fdc75f204e6bdefa99b69bf1e6d4ac69b8a364f77929f45c13476b4000f717"
 
 
-def test_vendored_htmx_is_the_pinned_file():
-    path = Path(settings.BASE_DIR) / "static" / "js" / "htmx-2.0.11.min.js"
-    assert hashlib.sha256(path.read_bytes()).hexdigest() == HTMX_SHA256
+VENDORED = {
+    "htmx-2.0.11.min.js": HTMX_SHA256,
+    "markdown-it-14.1.0.min.js": "38c70a1e7ca91ab40e2d9e6e60129851a717ed1c7d4acbbdd41bf9503791cf68",
+    "purify-3.2.6.min.js": "89e1fa7647cb495370d3a997ace4387f5d15d9f4c5af12352c53daa400956287",
+    "highlight-11.11.1.min.js": "c4a399dd6f488bc97a3546e3476747b3e714c99c57b9473154c6fb8d259b9381",
+}
+
+
+@pytest.mark.parametrize(("name", "digest"), VENDORED.items())
+def test_vendored_javascript_is_the_pinned_file(name, digest):
+    path = Path(settings.BASE_DIR) / "static" / "js" / name
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert name in (Path(settings.BASE_DIR) / "static" / "js" / "VENDORED.md").read_text()
 
 
 @pytest.mark.django_db

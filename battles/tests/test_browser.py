@@ -147,10 +147,13 @@ def test_first_prompt_streams_both_sides_then_shows_markdown(page):
         expect(button).to_be_enabled()
     expect(page.get_by_test_id("waiting")).to_have_count(0)
     expect(page.get_by_test_id("follow-up")).to_be_enabled()
-    # What was on screen mid-stream was the start of the answer that was then saved.
+    # What was on screen mid-stream was the start of the answer that was then saved, already
+    # rendered as Markdown (no raw ** on screen).
     for position, moment in seen.items():
         saved = battle.turns.get().responses.get(slot=battle.slot_at(position)).text
-        assert saved.startswith(moment["text"]) and len(saved) > len(moment["text"]), moment
+        shown = moment["text"].strip()
+        assert "**" not in shown, moment
+        assert saved.replace("**", "").startswith(shown) and len(saved) > len(shown), moment
 
 
 def test_follow_up_adds_a_turn_and_each_model_sees_only_its_own_history(page, fake_openai):
@@ -446,3 +449,40 @@ def test_both_answers_together_hides_who_finished_first(page, two_models):
             expect(side(page, 1, position).locator(".body")).to_be_visible()
     finally:
         slow.stop()
+
+
+CODE_REPLY = ("Here is **the fix**:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\n"
+              "That is all.")
+LIVE_CODE = """() => {
+  for (const side of document.querySelectorAll('.side')) {
+    const live = side.querySelector('.stream-text');
+    if (live && ['running', 'pending'].includes(side.dataset.status)
+        && live.querySelector('strong') && live.querySelector('pre code.hljs')
+        && live.querySelector('pre > button.copy')) {
+      return {html: live.innerHTML, text: live.textContent};
+    }
+  }
+  return false;
+}"""
+
+
+def test_markdown_renders_while_streaming_with_highlighted_code_and_copy_buttons(
+        page, fake_openai):
+    from playwright.sync_api import expect
+
+    fake_openai.reply_text = lambda rec: CODE_REPLY
+    fake_openai.token_delay = 0.08  # the closing words arrive well after the code block
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    start_battle(page, "How do I add two numbers in Python?")
+    live = page.wait_for_function(LIVE_CODE, polling="raf").json_value()
+    assert "**" not in live["text"] and "```" not in live["text"], live
+    assert "<script" not in live["html"]
+    wait_turn_done(page, 1)
+    answer = side(page, 1, Position.LEFT)
+    expect(answer.locator("pre code.hljs .hljs-keyword").first).to_have_text("def")
+    answer.get_by_test_id("copy-code").click()
+    expect(answer.get_by_test_id("copy-code")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == "def add(a, b):\n    return a + b\n"
+    answer.get_by_test_id("copy-answer").click()
+    assert page.evaluate("navigator.clipboard.readText()") == CODE_REPLY
+    page.screenshot(path="/tmp/battle-code.png", full_page=True)

@@ -10,6 +10,21 @@
   }
   const battleId = conversation.dataset.battleId;
   const seqs = {};      // response id -> last sequence number applied
+  const texts = {};     // response id -> the Markdown written so far
+  const drawing = {};   // response id -> a render is scheduled for the next frame
+
+  // The text so far, rendered as Markdown at most once a frame (the server's render replaces
+  // it when the answer ends).
+  function show(responseId, element, text) {
+    texts[responseId] = text;
+    if (drawing[responseId]) return;
+    drawing[responseId] = true;
+    requestAnimationFrame(function () {
+      drawing[responseId] = false;
+      if (window.ArenaMarkdown) window.ArenaMarkdown.render(element, texts[responseId]);
+      else element.textContent = texts[responseId];
+    });
+  }
   let socket = null;
   let retryDelay = 500;
 
@@ -76,10 +91,10 @@
     const textEl = side.querySelector(".stream-text");
     const last = seqs[msg.response] || 0;
     if (msg.event === "snapshot") {
-      if (msg.seq >= last && textEl) { textEl.textContent = msg.text; seqs[msg.response] = msg.seq; }
+      if (msg.seq >= last && textEl) { show(msg.response, textEl, msg.text); seqs[msg.response] = msg.seq; }
     } else if (msg.event === "delta") {
       if (msg.seq <= last || !textEl) return;
-      textEl.textContent += msg.text;
+      show(msg.response, textEl, (texts[msg.response] || "") + msg.text);
       seqs[msg.response] = msg.seq;
       side.dataset.status = "running";
       scrollToEnd();
@@ -88,7 +103,7 @@
       const notice = side.querySelector(".step-notice");
       if (notice) notice.textContent = msg.notice || "";
       if ((msg.seq && msg.seq <= last) || !textEl) return;
-      textEl.textContent = "";
+      show(msg.response, textEl, "");
       if (msg.seq) seqs[msg.response] = msg.seq;
     } else if (msg.event === "done" || msg.event === "failed") {
       if (isPending(side)) refresh(side, msg.event);
