@@ -52,6 +52,7 @@ class ResponseOut(Schema):
     position: str
     text: str
     latency_ms: int | None
+    cut_at_limit: bool = False  # the provider stopped it at the model's max_tokens
 
 
 class TurnOut(Schema):
@@ -147,7 +148,8 @@ def _turn_payload(battle_id, turn_id) -> dict:
         "battle_id": str(battle_id),
         "message_id": str(turn_id),
         "responses": [
-            {"position": s.position, "text": s.response.text, "latency_ms": s.response.latency_ms}
+            {"position": s.position, "text": s.response.text, "latency_ms": s.response.latency_ms,
+             "cut_at_limit": s.response.cut_at_limit}
             for s in sides
         ],
     }
@@ -259,7 +261,7 @@ def battle_payload(view: selectors.BattleView) -> dict:
                 "responses": [
                     {"position": s.position, "text": s.response.text,
                      "latency_ms": s.response.latency_ms, "status": s.response.status,
-                     "error": s.response.error or None}
+                     "error": s.response.error or None, "cut_at_limit": s.response.cut_at_limit}
                     for s in t.sides
                 ],
             }

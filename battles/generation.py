@@ -70,6 +70,7 @@ def response_generate(*, response_id: str, generation: int) -> None:
     if completion is not None:
         if step_save(Response, response.pk, generation, status=StepStatus.DONE,
                      text=completion.text, error="", ttft_ms=completion.ttft_ms,
+                     cut_at_limit=completion.cut_at_limit,
                      **response.usage_fields(completion)):
             aio.run(relay.finish("done"))
     elif step_save(Response, response.pk, generation, status=StepStatus.FAILED,

@@ -95,6 +95,8 @@ class Response(Step):
     slot = models.CharField(max_length=1, choices=Slot.choices)
     text = models.TextField(blank=True)
     ttft_ms = models.PositiveIntegerField(null=True, blank=True)
+    cut_at_limit = models.BooleanField(
+        default=False, help_text="The provider stopped it at the model's max_tokens.")
 
     class Meta:
         ordering = ["slot"]

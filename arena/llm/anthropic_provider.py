@@ -81,6 +81,8 @@ def _apply_event(event: Any, state: AttemptState) -> str:
             usage = getattr(event.message, "usage", None)
             state.input_tokens = _int_or_none(getattr(usage, "input_tokens", None))
         elif kind == "message_delta":
+            if getattr(getattr(event, "delta", None), "stop_reason", None) == "max_tokens":
+                state.cut_at_limit = True
             usage = getattr(event, "usage", None)
             output_tokens = _int_or_none(getattr(usage, "output_tokens", None))
             if output_tokens is not None:
@@ -120,6 +122,7 @@ async def run_attempt(
         text, state.input_tokens, state.output_tokens = _parse_message(response)
         state.parts.append(text)
         state.finished = True
+        state.cut_at_limit = getattr(response, "stop_reason", None) == "max_tokens"
         return
 
     events = await client.messages.create(**params, stream=True)

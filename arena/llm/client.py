@@ -172,6 +172,7 @@ def _completion(
         cost_usd=cost,
         attempts=attempt,
         usage_estimated=estimated,
+        cut_at_limit=state.cut_at_limit,
     )
 
 

@@ -63,11 +63,11 @@ def _parse_completion(response: Any) -> tuple[str, int | None, int | None]:
     return text, prompt, completion
 
 
-def _parse_chunk(chunk: Any) -> tuple[str, bool, tuple[int | None, int | None] | None]:
-    """Text delta of choice 0, whether a finish_reason arrived, and usage if present."""
+def _parse_chunk(chunk: Any) -> tuple[str, str | None, tuple[int | None, int | None] | None]:
+    """Text delta of choice 0, its finish_reason if one arrived, and usage if present."""
     try:
         parts: list[str] = []
-        finished = False
+        finished = None
         for choice in chunk.choices or ():
             if choice.index != 0:
                 continue
@@ -78,7 +78,7 @@ def _parse_chunk(chunk: Any) -> tuple[str, bool, tuple[int | None, int | None] |
                     raise TypeError("delta content is not a string")
                 parts.append(content)
             if choice.finish_reason:
-                finished = True
+                finished = str(choice.finish_reason)
         usage = getattr(chunk, "usage", None)
         return "".join(parts), finished, (_usage(usage) if usage is not None else None)
     except _SHAPE_ERRORS as exc:
@@ -115,6 +115,7 @@ async def run_attempt(
         text, state.input_tokens, state.output_tokens = _parse_completion(response)
         state.parts.append(text)
         state.finished = True
+        state.cut_at_limit = getattr(response.choices[0], "finish_reason", None) == "length"
         return
 
     chunks = await client.chat.completions.create(
@@ -125,7 +126,8 @@ async def run_attempt(
             text, finished, usage = _parse_chunk(chunk)
             if usage is not None:
                 state.input_tokens, state.output_tokens = usage
-            state.finished = state.finished or finished
+            state.finished = state.finished or bool(finished)
+            state.cut_at_limit = state.cut_at_limit or finished == "length"
             await state.add_text(text)
     if not state.finished:
         raise LLMMalformedResponse("stream ended without a finish_reason")

@@ -52,6 +52,7 @@ class Completion:
     cost_usd: float  # tokens * price / 1e6
     attempts: int
     usage_estimated: bool = False  # True when the provider sent no usage (see estimate_tokens)
+    cut_at_limit: bool = False  # the provider stopped at max_tokens (finish_reason "length")
 
 
 def estimate_tokens(text: str) -> int:
@@ -85,6 +86,7 @@ class AttemptState:
     input_tokens: int | None = None
     output_tokens: int | None = None
     finished: bool = False
+    cut_at_limit: bool = False
 
     @property
     def text(self) -> str:

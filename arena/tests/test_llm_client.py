@@ -526,3 +526,14 @@ async def test_a_context_overflow_is_said_in_words(fake: FakeProviderServer, mes
     assert "too long for this model" in caught.value.user_message
     assert "HTTP 400" not in caught.value.user_message
     assert len(fake.chat_requests) == 1  # retrying cannot help
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_an_answer_stopped_at_max_tokens_says_so(fake: FakeProviderServer, stream) -> None:
+    fake.reply_text = "one two three four five six seven eight"
+    call = stream_chat if stream else complete_chat
+    cut = await call(_endpoint(fake, max_tokens=3), USER)
+    assert cut.cut_at_limit and cut.output_tokens == 3
+    whole = await call(_endpoint(fake, max_tokens=100), USER)
+    assert not whole.cut_at_limit
+    assert whole.text.split() == fake.reply_text.split()

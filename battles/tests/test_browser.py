@@ -486,3 +486,16 @@ def test_markdown_renders_while_streaming_with_highlighted_code_and_copy_buttons
     answer.get_by_test_id("copy-answer").click()
     assert page.evaluate("navigator.clipboard.readText()") == CODE_REPLY
     page.screenshot(path="/tmp/battle-code.png", full_page=True)
+
+
+def test_an_answer_cut_at_its_token_cap_says_so(page, two_models):
+    from playwright.sync_api import expect
+
+    AIModel.objects.filter(pk=two_models[0].pk).update(max_tokens=3)
+    battle = start_battle(page, "Describe the sea in many words")
+    wait_turn_done(page, 1)
+    cut_at = battle.position_of(Slot.A if battle.model_a_id == two_models[0].pk else Slot.B)
+    whole_at = Position.RIGHT if cut_at == Position.LEFT else Position.LEFT
+    expect(page.get_by_test_id(f"cut-{cut_at}")).to_contain_text(
+        "Stopped at the length limit (3 tokens)")
+    expect(page.get_by_test_id(f"cut-{whole_at}")).to_have_count(0)

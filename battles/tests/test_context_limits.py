@@ -87,3 +87,17 @@ def test_both_bad_is_the_vote_left_when_an_answer_failed_and_it_is_not_rated():
     assert not vote.counts_for_rating
     assert vote.exclusion_reason == services.ANSWER_FAILED_VOTE
     assert Vote.objects.filter(battle=battle).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_api_reports_an_answer_cut_at_its_token_cap(celery_worker, two_models):
+    AIModel.objects.filter(pk=two_models[0].pk).update(max_tokens=3)
+    response = Client().post("/api/battles", {"prompt": "Describe the sea in many words"},
+                             content_type="application/json")
+    assert response.status_code == 200
+    battle = Battle.objects.get()
+    cut_position = battle.position_of(Slot.A if battle.model_a_id == two_models[0].pk
+                                      else Slot.B)
+    flags = {r["position"]: r["cut_at_limit"] for r in response.json()["responses"]}
+    assert flags == {cut_position: True,
+                     ("right" if cut_position == "left" else "left"): False}
