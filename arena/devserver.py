@@ -115,6 +115,7 @@ def main() -> int:
     from django.conf import settings
 
     from arena.embedded_redis import start_embedded_redis
+    from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
     from arena.local_models.specs import clear_instance
 
     lock = _lock_var_dir(Path(settings.VAR_DIR))
@@ -139,11 +140,11 @@ def main() -> int:
         _manage("migrate", "--noinput", "-v", "0")
         _manage("seed")
         if settings.ARENA_LOCAL_MODELS:
-            # Its model servers are stopped together, each waited for up to 10 s
-            # (LocalModelFleet.stop): up to 20 s in all.
+            # Its model servers are stopped together and each may take STOP_TIMEOUT
+            # (LocalModelFleet.stop) before it is killed; the fleet needs a little more.
             models = supervisor.spawn(
                 "local models", [sys.executable, "-m", "arena.local_models", "serve"],
-                grace=2 * STOP_GRACE_SECONDS + 5)
+                grace=MODELS_STOP_TIMEOUT + 10)
         celery = [sys.executable, "-m", "celery", "-A", "arena"]
         supervisor.spawn(
             "celery worker",

@@ -49,6 +49,9 @@ logger = logging.getLogger(__name__)
 FAILED = "FAILED: "  # a worker's last words, read back by its parent
 LLAMA_VERBOSITY = 1  # llama.cpp: errors only (0 silences even those, 3 logs every request)
 MAX_RESTARTS = 3
+# How long a model server may take to stop before it is killed. llama.cpp joins its threads
+# on the way out, which took over 10 s on a busy 2-core machine (CI); a clean stop is worth it.
+STOP_TIMEOUT = 20.0
 
 
 def probe(base_url: str, timeout: float = 1.0) -> bool:
@@ -237,7 +240,7 @@ class LocalModelProcess:
             return f"not ready in time (see {self.log_file})"
         return f"worker exited with code {code} (see {self.log_file})"
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         if self.process is None:
             return
         if self.process.poll() is None:
@@ -327,7 +330,7 @@ class LocalModelFleet:
             replacement = LocalModelProcess(key, worker.port, worker.log_file, worker.token)
             self._await(self._spawn(replacement), ready_timeout, stop)
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         """Stop every worker this fleet started: SIGTERM to all, then wait (SIGKILL if stuck)."""
         workers, self._spawned = self._spawned, []
         for worker in workers:
