@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Prefetch
 
 from arena.modes import Figure
-from arena.steps import FINISHED, StepStatus
+from arena.steps import StepStatus, failed_for_good
 from battles.models import MAX_MESSAGES, Battle, Position, Response, Turn, Vote
 
 
@@ -114,8 +114,7 @@ class BattleView:
     @property
     def failed(self) -> bool:
         """Every answer finished, and at least one failed for good (no retry running)."""
-        statuses = [side.response.status for t in self.turns for side in t.sides]
-        return StepStatus.FAILED in statuses and all(s in FINISHED for s in statuses)
+        return failed_for_good(side.response.status for t in self.turns for side in t.sides)
 
     @property
     def can_vote(self) -> bool:

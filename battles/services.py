@@ -16,9 +16,9 @@ from arena.contests.leaks import leaked_identity
 from arena.contests.voting import vote_once, vote_outcome
 from arena.errors import RuleError
 from arena.inputs import clean_text
-from arena.llm.context import estimate_input_tokens, fits, input_budget
+from arena.llm.context import BYTES_PER_TOKEN, estimate_input_tokens, fits, input_budget
 from arena.ratelimit import provider_budget
-from arena.steps import FINISHED, StepStatus, step_enqueue
+from arena.steps import StepStatus, failed_for_good, step_enqueue
 from battles.models import (
     MAX_MESSAGES,
     Battle,
@@ -95,7 +95,8 @@ def battle_create(
     if len(fitting) < 2:
         limit = max(max(input_budget(m) or 0 for m in candidates), 0)
         raise RuleError(PROMPT_OVER_CONTEXT.format(
-            tokens=estimate_input_tokens([text]), limit=limit, chars=limit * 3), status=422)
+            tokens=estimate_input_tokens([text]), limit=limit,
+            chars=limit * BYTES_PER_TOKEN), status=422)
     rng = rng or random.SystemRandom()
     model_a, model_b = select_models_for_battle(fitting, rng=rng)
     provider_budget([model_a.provider, model_b.provider])
@@ -140,11 +141,6 @@ def _require_context_room(battle: Battle, turns: list[Turn], prompt: str) -> Non
                 tokens=estimate_input_tokens(texts), limit=input_budget(model)), status=422)
 
 
-def _failed_for_good(turns: list[Turn]) -> bool:
-    statuses = [r.status for t in turns for r in t.responses.all()]
-    return StepStatus.FAILED in statuses and all(s in FINISHED for s in statuses)
-
-
 def _require_answers_complete(turns: list[Turn]) -> None:
     statuses = [r.status for t in turns for r in t.responses.all()]
     if StepStatus.FAILED in statuses:
@@ -179,7 +175,7 @@ def battle_vote(*, battle: Battle, choice: str) -> Vote:
 
     def record(locked: Battle) -> Vote:
         turns = list(locked.turns.prefetch_related("responses"))
-        failed = _failed_for_good(turns)
+        failed = failed_for_good(r.status for t in turns for r in t.responses.all())
         if not (failed and choice == VoteChoice.BOTH_BAD):
             _require_answers_complete(turns)
         Battle.objects.filter(pk=locked.pk).update(last_active_at=timezone.now())

@@ -12,12 +12,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+BYTES_PER_TOKEN = 3  # of UTF-8: an estimate from above (see the module's note)
 MESSAGE_OVERHEAD = 8  # role markers and separators of a chat template, per message
 
 
 def estimate_input_tokens(texts: Iterable[str]) -> int:
     """Tokens these messages take at most (see the module's note)."""
-    return sum(math.ceil(len(text.encode("utf-8")) / 3) + MESSAGE_OVERHEAD for text in texts)
+    return sum(math.ceil(len(text.encode("utf-8")) / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD
+               for text in texts)
 
 
 def input_budget(model) -> int | None:

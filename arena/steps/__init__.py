@@ -36,7 +36,7 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from arena.steps.base import FINISHED, RESTARTED_NOTICE, Step, StepStatus
+from arena.steps.base import FINISHED, RESTARTED_NOTICE, Step, StepStatus, failed_for_good
 from arena.steps.leases import lease_until, step_heartbeat, step_lease
 
 logger = logging.getLogger(__name__)
@@ -47,6 +47,7 @@ __all__ = [
     "Step",
     "StepStatus",
     "enqueue_task",
+    "failed_for_good",
     "release_database",
     "step_claim",
     "step_enqueue",

@@ -16,6 +16,12 @@ class StepStatus(models.TextChoices):
 
 FINISHED = (StepStatus.DONE, StepStatus.FAILED)
 
+
+def failed_for_good(statuses) -> bool:  # noqa: ANN001 - any iterable of step statuses
+    """Every step finished and at least one failed (none is being retried)."""
+    statuses = list(statuses)
+    return StepStatus.FAILED in statuses and all(s in FINISHED for s in statuses)
+
 RESTARTED_NOTICE = "The worker restarted; writing this answer again."
 
 

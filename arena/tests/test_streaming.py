@@ -28,16 +28,19 @@ async def _received(layer, channel: str, until: str) -> list[dict]:
             return messages
 
 
-def _relay(group: str) -> StreamRelay:
+async def _listening_relay(settings, flush_ms: int) -> tuple[object, str, StreamRelay]:
+    """A relay with the given flush interval, and a channel listening to its group."""
+    settings.ARENA_STREAM_FLUSH_MS = flush_ms
+    group = f"test.{uuid.uuid4().hex}"
+    layer, channel = await _listen(group)
     stream_id = str(uuid.uuid4())
-    return StreamRelay(group=group, stream_id=stream_id, meta={"response": stream_id})
+    relay = StreamRelay(group=group, stream_id=stream_id, meta={"response": stream_id})
+    return layer, channel, relay
 
 
 async def test_chunks_written_quickly_go_out_joined_in_order(settings):
-    settings.ARENA_STREAM_FLUSH_MS = 60_000  # nothing but the first chunk goes out by itself
-    group = f"test.{uuid.uuid4().hex}"
-    layer, channel = await _listen(group)
-    relay = _relay(group)
+    # nothing but the first chunk goes out by itself
+    layer, channel, relay = await _listening_relay(settings, 60_000)
     words = [f"w{i} " for i in range(50)]
     for word in words:
         await relay.delta(word)
@@ -55,10 +58,7 @@ async def test_chunks_written_quickly_go_out_joined_in_order(settings):
 
 
 async def test_pending_chunks_go_out_before_a_restart(settings):
-    settings.ARENA_STREAM_FLUSH_MS = 60_000
-    group = f"test.{uuid.uuid4().hex}"
-    layer, channel = await _listen(group)
-    relay = _relay(group)
+    layer, channel, relay = await _listening_relay(settings, 60_000)
     for chunk in ("a", "b", "c"):
         await relay.delta(chunk)
     await relay.restart()
@@ -75,10 +75,7 @@ async def test_pending_chunks_go_out_before_a_restart(settings):
 
 
 async def test_a_pending_chunk_goes_out_by_itself_when_the_writer_pauses(settings):
-    settings.ARENA_STREAM_FLUSH_MS = 5
-    group = f"test.{uuid.uuid4().hex}"
-    layer, channel = await _listen(group)
-    relay = _relay(group)
+    layer, channel, relay = await _listening_relay(settings, 5)
     await relay.delta("first ")
     await relay.delta("second")  # within the interval: held, then sent by the timer
     messages = await _received(layer, channel, until="delta")
@@ -89,10 +86,7 @@ async def test_a_pending_chunk_goes_out_by_itself_when_the_writer_pauses(setting
 
 
 async def test_without_an_interval_every_chunk_goes_out(settings):
-    settings.ARENA_STREAM_FLUSH_MS = 0
-    group = f"test.{uuid.uuid4().hex}"
-    layer, channel = await _listen(group)
-    relay = _relay(group)
+    layer, channel, relay = await _listening_relay(settings, 0)
     for chunk in ("x", "y", "z"):
         await relay.delta(chunk)
     await relay.finish("failed", error="boom")

@@ -28,11 +28,12 @@
   let socket = null;
   let retryDelay = 500;
 
+  // Whether an error answer is swapped at all is arena.js's call (every page); here, the one
+  // that is goes into the page's #errors, and a success clears it.
   function showErrors(evt) {
     const status = evt.detail.xhr.status;
     if (status >= 400) {
-      evt.detail.shouldSwap = true;
-      evt.detail.isError = false;
+      if (!evt.detail.shouldSwap) return;
       evt.detail.target = document.getElementById("errors");
       evt.detail.swapOverride = "innerHTML";
     } else if (evt.detail.target && evt.detail.target.id !== "errors") {
