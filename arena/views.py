@@ -10,12 +10,12 @@ from arena.health import health_report
 
 def home(request: HttpRequest):
     """What each mode is, in one line, with the arena's live figures."""
-    from arena.models import AIModel, ModelStatus
     from arena.modes import Figure, home_figures, modes
+    from arena.selectors import model_list_available
 
     sections = [(mode, home_figures(mode) if mode.is_open else []) for mode in modes()]
-    models = AIModel.objects.filter(status=ModelStatus.ACTIVE, in_models_file=True).count()
-    figures = [Figure("models in the arena", models)]
+    # Models that can battle now (cached probes), not every entry of the models file.
+    figures = [Figure("models ready", len(model_list_available()))]
     figures += [figure for _, mode_figures in sections for figure in mode_figures]
     return render(request, "arena/home.html", {"sections": sections, "figures": figures})
 
