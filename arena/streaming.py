@@ -13,6 +13,11 @@ Messages (JSON, as the page receives them)::
     {"event": "restart",  "seq": n, **meta}          # start the text over (a retried attempt)
     {"event": "snapshot", "seq": n, "text": so_far, **meta}   # sent on connect
     {"event": <mode's own>, **payload}               # e.g. "done", "failed", "changed"
+
+Stopping: :func:`stop_stream_sync` sets the stream's stop flag and reads what was written, in
+one Redis transaction; the writer's next flush sees the flag (in its own transaction), sends
+nothing more and raises :class:`StreamStopped`. Whatever a page was sent is in the text that
+the stopping side read, so the side that stops keeps all of it.
 """
 
 from __future__ import annotations
@@ -49,6 +54,14 @@ def _redis() -> aioredis.Redis:
 
 def _keys(stream_id: str) -> tuple[str, str]:
     return f"arena:stream:{stream_id}:text", f"arena:stream:{stream_id}:seq"
+
+
+def _stop_key(stream_id: str) -> str:
+    return f"arena:stream:{stream_id}:stop"
+
+
+class StreamStopped(Exception):  # noqa: N818 - an outcome, not a failure
+    """Raised to the writer when someone stopped its stream (:func:`stop_stream_sync`)."""
 
 
 def end_group(group: str) -> str:
@@ -98,11 +111,16 @@ class StreamRelay:
         self._sent_at = float("-inf")
         self._timer: asyncio.TimerHandle | None = None
         self._lock = asyncio.Lock()
+        self.stop_key = _stop_key(self.stream_id)
+        self.stopped = False
 
     async def _send(self, event: str, **payload: Any) -> None:
         await publish(self.group, {"event": event, **self.meta, **payload})
 
     async def delta(self, chunk: str) -> None:
+        """Queue a chunk; raises :class:`StreamStopped` once the stream was stopped."""
+        if self.stopped:
+            raise StreamStopped(self.stream_id)
         if not chunk:
             return
         self._pending.append(chunk)
@@ -118,12 +136,12 @@ class StreamRelay:
         task.add_done_callback(_log_failure)
 
     async def flush(self) -> None:
-        """Publish the chunks not sent yet, as one delta."""
+        """Publish the chunks not sent yet, as one delta (none once the stream is stopped)."""
         async with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-            if not self._pending:
+            if not self._pending or self.stopped:
                 return
             chunk, self._pending = "".join(self._pending), []
             self._sent_at = time.monotonic()
@@ -132,7 +150,13 @@ class StreamRelay:
                 pipe.append(self.text_key, chunk).set(self.seq_key, self.seq)
                 pipe.expire(self.text_key, SNAPSHOT_TTL_SECONDS)
                 pipe.expire(self.seq_key, SNAPSHOT_TTL_SECONDS)
-                await pipe.execute()
+                pipe.exists(self.stop_key)
+                *_, stopped = await pipe.execute()
+            if stopped:
+                # The stopping side read the text after this chunk or without it; either
+                # way no page is sent more than it keeps.
+                self.stopped = True
+                raise StreamStopped(self.stream_id)
             await self._send("delta", seq=self.seq, text=chunk)
 
     async def restart(self) -> None:
@@ -153,8 +177,28 @@ class StreamRelay:
 
 
 def _log_failure(task: asyncio.Future) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        logger.warning("a stream's chunks could not be published: %r", task.exception())
+    if task.cancelled() or isinstance(task.exception(), StreamStopped | None):
+        return  # a stop is seen again by the writer's next delta
+    logger.warning("a stream's chunks could not be published: %r", task.exception())
+
+
+async def stop_stream(stream_id: str) -> str:
+    """Stop a stream's writer at its next chunk; the text written so far (the snapshot).
+
+    The flag and the read are one transaction: every chunk a page was sent is in the text.
+    """
+    text_key, _ = _keys(str(stream_id))
+    async with _redis().pipeline(transaction=True) as pipe:
+        pipe.set(_stop_key(str(stream_id)), 1, ex=SNAPSHOT_TTL_SECONDS).get(text_key)
+        _, text = await pipe.execute()
+    return (text or b"").decode()
+
+
+def stop_stream_sync(stream_id: str) -> str:
+    """:func:`stop_stream` from sync code (a service)."""
+    from arena import aio
+
+    return aio.run(stop_stream(stream_id))
 
 
 async def read_snapshot(stream_id: str) -> dict[str, Any] | None:

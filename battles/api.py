@@ -53,6 +53,7 @@ class ResponseOut(Schema):
     text: str
     latency_ms: int | None
     cut_at_limit: bool = False  # the provider stopped it at the model's max_tokens
+    stopped: bool = False  # the person stopped it; the text is what was written by then
 
 
 class TurnOut(Schema):
@@ -149,7 +150,7 @@ def _turn_payload(battle_id, turn_id) -> dict:
         "message_id": str(turn_id),
         "responses": [
             {"position": s.position, "text": s.response.text, "latency_ms": s.response.latency_ms,
-             "cut_at_limit": s.response.cut_at_limit}
+             "cut_at_limit": s.response.cut_at_limit, "stopped": s.response.stopped}
             for s in sides
         ],
     }
@@ -188,6 +189,16 @@ async def retry_side(request: HttpRequest, battle_id: str, payload: RetryIn):
 
     response = await _write(request, act)
     return await _answer_turn(response.turn.battle_id, response.turn_id)
+
+
+@router.post("/battles/{battle_id}/stop", response={200: TurnOut, **WRITE_ERRORS})
+async def stop(request: HttpRequest, battle_id: str):
+    """Stop the latest answers still being written; both as far as they got (``stopped``)."""
+    def act(key):
+        return services.battle_stop(battle=_owned(battle_id, key))
+
+    turn = await _write(request, act)
+    return await _turn_payload(turn.battle_id, turn.id)
 
 
 @router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
@@ -261,7 +272,8 @@ def battle_payload(view: selectors.BattleView) -> dict:
                 "responses": [
                     {"position": s.position, "text": s.response.text,
                      "latency_ms": s.response.latency_ms, "status": s.response.status,
-                     "error": s.response.error or None, "cut_at_limit": s.response.cut_at_limit}
+                     "error": s.response.error or None, "cut_at_limit": s.response.cut_at_limit,
+                     "stopped": s.response.stopped}
                     for s in t.sides
                 ],
             }

@@ -20,6 +20,7 @@ from arena.steps import (
     step_lease,
     step_save,
 )
+from arena.streaming import StreamStopped
 from battles.models import Battle, Response, Slot
 from battles.streams import response_relay
 
@@ -66,6 +67,9 @@ def response_generate(*, response_id: str, generation: int) -> None:
     release_database()
     with step_lease(Response, response.pk, generation):
         completion, error = aio.run(_stream(relay, endpoint, messages, restart=not fresh))
+    if relay.stopped:  # the person stopped it: the stop saved what was written
+        logger.info("%s stopped by the person", relay.stream_id)
+        return
     # Save first, then announce: whoever hears "done" finds the answer in the database.
     if completion is not None:
         if step_save(Response, response.pk, generation, status=StepStatus.DONE,
@@ -86,6 +90,8 @@ async def _stream(relay, endpoint, messages, *, restart: bool):
             endpoint, messages, on_delta=relay.delta, on_restart=relay.restart
         )
         return completion, None
+    except StreamStopped:
+        return None, None
     except LLMError as exc:
         logger.error("%s failed: %s", relay.stream_id, exc.user_message)
         return None, exc.user_message

@@ -97,6 +97,8 @@ class Response(Step):
     ttft_ms = models.PositiveIntegerField(null=True, blank=True)
     cut_at_limit = models.BooleanField(
         default=False, help_text="The provider stopped it at the model's max_tokens.")
+    stopped = models.BooleanField(
+        default=False, help_text="The person stopped it; the text is what was written.")
 
     class Meta:
         ordering = ["slot"]

@@ -19,6 +19,7 @@ from arena.inputs import clean_text
 from arena.llm.context import BYTES_PER_TOKEN, estimate_input_tokens, fits, input_budget
 from arena.ratelimit import provider_budget
 from arena.steps import StepStatus, failed_for_good, step_enqueue
+from arena.streaming import stop_stream_sync
 from battles.models import (
     MAX_MESSAGES,
     Battle,
@@ -62,6 +63,7 @@ ANSWER_FAILED = (
 # Kept, shown, but not rated: a provider's failure says nothing of the model's answers.
 ANSWER_FAILED_VOTE = "an answer failed to generate"
 NOT_FAILED = "Only a failed answer can be retried."
+NOTHING_TO_STOP = "Both answers are already complete: there is nothing to stop."
 
 
 def _clean_prompt(prompt: str) -> str:
@@ -167,6 +169,39 @@ def response_retry(*, battle: Battle, position: str) -> Response:
         response.save(update_fields=["status", "error", "text", "generation", "updated_at"])
         step_enqueue(response)
     return response
+
+
+def battle_stop(*, battle: Battle) -> Turn:
+    """Stop the answers of the latest turn still being written; each keeps what it wrote.
+
+    A stopped answer is finished (done, ``stopped``) with the text its stream had sent; its
+    generation is bumped, so its job can neither claim nor save any more, and the job ends its
+    provider call at its next chunk.
+    """
+    from battles.streams import announce_stopped
+
+    with transaction.atomic():
+        battle = _locked(battle.pk)
+        if Vote.objects.filter(battle=battle).exists():
+            raise RuleError(BATTLE_ALREADY_VOTED, status=409)
+        turn = battle.turns.order_by("-index").first()
+        unfinished = [r for r in turn.responses.select_for_update()
+                      if r.status in (StepStatus.PENDING, StepStatus.RUNNING)]
+        if not unfinished:
+            raise RuleError(NOTHING_TO_STOP, status=409)
+        for response in unfinished:
+            response.text = stop_stream_sync(str(response.id))
+            response.status = StepStatus.DONE
+            response.stopped = True
+            response.error = ""
+            response.lease_expires_at = None
+            response.generation += 1
+            response.save(update_fields=["text", "status", "stopped", "error",
+                                         "lease_expires_at", "generation", "updated_at"])
+            transaction.on_commit(lambda r=response: announce_stopped(battle, r))
+        Battle.objects.filter(pk=battle.pk).update(last_active_at=timezone.now())
+    logger.info("battle %s: %d answers stopped", battle.id, len(unfinished))
+    return turn
 
 
 def battle_vote(*, battle: Battle, choice: str) -> Vote:

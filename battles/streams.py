@@ -29,3 +29,10 @@ def announce_restart(response) -> None:
         "event": "restart", "seq": 0, "notice": RESTARTED_NOTICE,
         **response_meta(response, battle.position_of(response.slot)),
     })
+
+
+def announce_stopped(battle, response) -> None:
+    """Tell open pages and waiting API calls that this answer ended (stopped by the person)."""
+    publish_sync(battle_group(battle.id), {
+        "event": "done", **response_meta(response, battle.position_of(response.slot)),
+    })

@@ -8,6 +8,7 @@ urlpatterns = [
     path("history/", views.battle_history, name="history"),
     path("<uuid:battle_id>/", views.battle_detail, name="detail"),
     path("<uuid:battle_id>/messages", views.battle_follow_up, name="follow_up"),
+    path("<uuid:battle_id>/stop", views.battle_stop, name="stop"),
     path("<uuid:battle_id>/vote", views.battle_vote, name="vote"),
     path("<uuid:battle_id>/retry/<str:position>", views.battle_retry, name="retry"),
     path("<uuid:battle_id>/controls", views.battle_controls, name="controls"),

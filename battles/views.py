@@ -121,6 +121,20 @@ def battle_retry(request: HttpRequest, battle_id, position: str):
                    "view": selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))})
 
 
+@require_POST
+def battle_stop(request: HttpRequest, battle_id):
+    battle = _owned(request, battle_id)
+    try:
+        _limit(request)
+        turn = services.battle_stop(battle=battle)
+    except RuleError as exc:
+        return _error(request, exc)
+    view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
+    turn_view = next(t for t in view.turns if t.turn.id == turn.id)
+    return render(request, f"{TEMPLATE}#stopped", {"view": view, "t": turn_view,
+                                                  "is_owner": True})
+
+
 @require_GET
 def battle_side(request: HttpRequest, battle_id, response_id):
     view = _viewable(request, battle_id)

@@ -154,6 +154,8 @@ class FakeProviderServer:
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._counter = 0
+        # Streams the client closed before the end: (request, tokens it had been sent).
+        self.abandoned: list[tuple[RecordedRequest, int]] = []
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> FakeProviderServer:
@@ -359,7 +361,13 @@ class FakeProviderServer:
             if b.kind in ("cut_stream", "stream_error") and i >= b.after_tokens:
                 break
             self._wait(first if i == 0 else per)
-            h.send_chunk(self.sse_token(rec, a, token))
+            try:
+                h.send_chunk(self.sse_token(rec, a, token))
+            except OSError:  # the client hung up mid-answer
+                with self._cond:
+                    self.abandoned.append((rec, i))
+                    self._cond.notify_all()
+                raise
         if b.kind == "cut_stream":
             h.abort()
             return

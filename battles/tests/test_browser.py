@@ -499,3 +499,43 @@ def test_an_answer_cut_at_its_token_cap_says_so(page, two_models):
     expect(page.get_by_test_id(f"cut-{cut_at}")).to_contain_text(
         "Stopped at the length limit (3 tokens)")
     expect(page.get_by_test_id(f"cut-{whole_at}")).to_have_count(0)
+
+
+def test_stop_ends_both_streams_and_keeps_what_was_written(page, fake_openai, two_models):
+    from playwright.sync_api import expect
+
+    fake_openai.reply_text = lambda rec: " ".join(f"word{i}" for i in range(300))
+    fake_openai.token_delay = 0.05
+    AIModel.objects.filter(pk__in=[m.pk for m in two_models]).update(max_tokens=400)
+    battle = start_battle(page, "Count for me, slowly")
+    shown = {position: catch_streaming(page, 1, position)["text"].strip()
+             for position in (Position.LEFT, Position.RIGHT)}
+    stop = page.get_by_test_id("stop")
+    expect(stop).to_contain_text("Esc")
+    stop.click()
+
+    for position in (Position.LEFT, Position.RIGHT):
+        expect(side(page, 1, position)).to_have_attribute("data-status", "done")
+        expect(page.get_by_test_id(f"stopped-{position}")).to_have_text(
+            "Stopped before the end: the rest was not written.")
+        kept = side(page, 1, position).locator(".body.markdown").inner_text().strip()
+        assert kept.startswith(shown[position]) and "word299" not in kept, (shown, kept)
+    expect(page.get_by_test_id("stop")).to_have_count(0)
+    expect(page.get_by_test_id("vote-left_better")).to_be_enabled()
+    assert all(r.stopped for r in Battle.objects.get(pk=battle.pk).turns.get().responses.all())
+    page.screenshot(path="/tmp/battle-stopped.png", full_page=True)
+    page.keyboard.press("1")
+    expect(page.get_by_test_id("reveal")).to_be_visible()
+
+
+def test_escape_stops_the_answers(page, fake_openai, two_models):
+    from playwright.sync_api import expect
+
+    fake_openai.reply_text = lambda rec: " ".join(f"word{i}" for i in range(300))
+    fake_openai.token_delay = 0.05
+    AIModel.objects.filter(pk__in=[m.pk for m in two_models]).update(max_tokens=400)
+    start_battle(page, "Count for me, slowly")
+    catch_streaming(page, 1)
+    page.keyboard.press("Escape")
+    for position in (Position.LEFT, Position.RIGHT):
+        expect(page.get_by_test_id(f"stopped-{position}")).to_be_visible()

@@ -144,12 +144,14 @@
   }
 
   // Keys 1-4 vote (in the order of the buttons) once voting is open, unless the person is
-  // typing; after the vote, focus goes to the way forward.
+  // typing; Escape stops the answers being written; after the vote, focus goes to the way
+  // forward.
   document.addEventListener("keydown", function (evt) {
     if (evt.ctrlKey || evt.metaKey || evt.altKey || evt.repeat) return;
     const target = evt.target;
-    if (target.closest && target.closest("input, textarea, select, [contenteditable]")) return;
-    const button = document.querySelector('#controls button.vote[aria-keyshortcuts="' + evt.key + '"]');
+    if (evt.key !== "Escape" && target.closest &&
+        target.closest("input, textarea, select, [contenteditable]")) return;
+    const button = document.querySelector('#controls button[aria-keyshortcuts="' + evt.key + '"]');
     if (button && !button.disabled) { evt.preventDefault(); button.click(); }
   });
   document.body.addEventListener("htmx:afterSwap", function (evt) {
@@ -159,7 +161,12 @@
     }
   });
 
-  document.body.addEventListener("htmx:afterSwap", function () { connect(); scrollToEnd(); });
+  // A stop (or anything else) that finished every side leaves the socket nothing to carry.
+  document.body.addEventListener("htmx:afterSwap", function () {
+    if (socket && !pending().length && !refreshing) socket.close(1000);
+    connect();
+    scrollToEnd();
+  });
   connect();
 
   // Done text is no longer busy: screen readers read the finished answer once.
