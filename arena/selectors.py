@@ -19,6 +19,14 @@ def model_list_with_availability(*, ping: bool = True) -> list[tuple[AIModel, Av
     return [(model, availability[model.slug]) for model in models]
 
 
+def model_with_availability(slug: str) -> tuple[AIModel, Availability] | None:
+    """One model and whether it can battle now; None for an unknown id."""
+    model = AIModel.objects.filter(pk=slug).first()
+    if model is None:
+        return None
+    return model, models_availability([model])[model.slug]
+
+
 def model_list_available() -> list[AIModel]:
     """The models that can battle now."""
     return [model for model, avail in model_list_with_availability() if avail.available]

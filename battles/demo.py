@@ -14,7 +14,7 @@ from django.utils import timezone
 from arena.contests.voting import vote_outcome
 from arena.models import AIModel
 from arena.steps import StepStatus
-from battles.models import Battle, Position, Response, Slot, Turn, Vote, VoteChoice
+from battles.models import Battle, Position, Response, Slot, Thread, Turn, Vote, VoteChoice
 
 DEMO_SESSION = "demo"
 
@@ -73,6 +73,7 @@ def _answer(rng: random.Random, prompt: str, quality: float) -> str:
 
 def demo_purge() -> int:
     deleted, _ = Battle.objects.filter(is_demo=True).delete()
+    Thread.objects.filter(session_key=DEMO_SESSION, battles__isnull=True).delete()
     return deleted
 
 
@@ -85,12 +86,13 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
         raise ValueError("at least two models are needed: run `manage.py seed` first")
     strength = {m.slug: rng.gauss(0, 1) for m in models}
     now = timezone.now()
+    thread = Thread.objects.create(session_key=DEMO_SESSION, title="Demo battles")
     battle_rows, turn_rows, response_rows, vote_rows = [], [], [], []
     for i in range(battles):
         model_a, model_b = rng.sample(models, 2)
         created = now - timedelta(minutes=rng.randint(1, 60 * 24 * 30))
-        battle = Battle(session_key=DEMO_SESSION, model_a=model_a, model_b=model_b,
-                        model_a_position=rng.choice(Position.values), is_demo=True,
+        battle = Battle(session_key=DEMO_SESSION, thread=thread, model_a=model_a,
+                        model_b=model_b, model_a_position=rng.choice(Position.values), is_demo=True,
                         title="", created_at=created, last_active_at=created)
         prompts = [rng.choice(PROMPTS)] + rng.sample(FOLLOW_UPS, rng.choice([0, 0, 0, 1, 2]))
         battle.title = prompts[0][:120]

@@ -27,9 +27,33 @@ class Slot(models.TextChoices):
     B = "b", "Model B"
 
 
+class Thread(models.Model):
+    """A *session* in seed 001's words: a sidebar thread of battles, each voted on its own.
+
+    Named apart from the visitor's Django session (``session_key``), which owns it.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    session_key = models.CharField(max_length=64)
+    title = models.CharField(max_length=120, blank=True,
+                             help_text="The first prompt of its first battle, unless named.")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_active_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-last_active_at"]
+        verbose_name = "session"
+        indexes = [models.Index(fields=["session_key", "-last_active_at"],
+                                name="thread_owner_recent")]
+
+    def __str__(self) -> str:
+        return self.title or f"Session {self.id}"
+
+
 class Battle(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session_key = models.CharField(max_length=64, db_index=True)
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="battles")
     model_a = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
     model_b = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
     model_a_position = models.CharField(max_length=5, choices=Position.choices)

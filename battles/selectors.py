@@ -10,7 +10,7 @@ from django.db.models import Count, Prefetch
 
 from arena.modes import Figure
 from arena.steps import StepStatus, failed_for_good
-from battles.models import MAX_MESSAGES, Battle, Position, Response, Turn, Vote
+from battles.models import MAX_MESSAGES, Battle, Position, Response, Thread, Turn, Vote
 
 
 def _battle_queryset():
@@ -25,9 +25,8 @@ def battle_get(*, battle_id) -> Battle:
 
 def battle_for_viewer(*, battle_id, session_key: str | None) -> Battle | None:
     """The battle if this visitor may see it: its owner, or anyone once it is voted."""
-    try:
-        battle_id = uuid.UUID(str(battle_id))
-    except ValueError:
+    battle_id = _uuid(battle_id)
+    if battle_id is None:
         return None
     battle = _battle_queryset().filter(pk=battle_id).first()
     if battle is None:
@@ -60,6 +59,44 @@ def battle_list_for_session(*, session_key: str | None, limit: int = 50) -> list
         .annotate(message_count=Count("turns"))
         .order_by("-last_active_at")[:limit]
     )
+
+
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def thread_for_owner(*, thread_id, session_key: str | None) -> Thread | None:
+    """The visitor's own session (thread); nobody else's, even voted."""
+    thread_id = _uuid(thread_id)
+    if thread_id is None or not session_key:
+        return None
+    return Thread.objects.filter(pk=thread_id, session_key=session_key).first()
+
+
+def thread_list_for_session(*, session_key: str | None, limit: int = 50,
+                            offset: int = 0) -> tuple[list[Thread], int]:
+    """A page of the visitor's sessions, latest activity first, each with ``battle_count``;
+    and how many there are in all."""
+    if not session_key:
+        return [], 0
+    threads = Thread.objects.filter(session_key=session_key)
+    page = threads.annotate(battle_count=Count("battles")).order_by(
+        "-last_active_at", "-id")[offset:offset + limit]
+    return list(page), threads.count()
+
+
+def thread_battles(*, thread: Thread) -> list[Battle]:
+    """The session's battles, first to last, with everything a view of each needs."""
+    return list(_battle_queryset().filter(thread=thread).order_by("created_at", "id"))
+
+
+def thread_battle_summaries(*, thread: Thread) -> list[Battle]:
+    """The session's battles, first to last, each with ``message_count`` and its vote."""
+    return list(Battle.objects.filter(thread=thread).select_related("vote")
+                .annotate(message_count=Count("turns")).order_by("created_at", "id"))
 
 
 def battle_streaming_responses(*, battle: Battle) -> list[tuple[str, dict]]:

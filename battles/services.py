@@ -26,6 +26,7 @@ from battles.models import (
     Position,
     Response,
     Slot,
+    Thread,
     Turn,
     Vote,
     VoteChoice,
@@ -63,6 +64,8 @@ ANSWER_FAILED = (
 # Kept, shown, but not rated: a provider's failure says nothing of the model's answers.
 ANSWER_FAILED_VOTE = "an answer failed to generate"
 NOT_FAILED = "Only a failed answer can be retried."
+TITLE_TOO_LONG = "The title is too long: at most {limit} characters (it has {length})."
+TITLE_LIMIT = 120
 NOTHING_TO_STOP = "Both answers are already complete: there is nothing to stop."
 
 
@@ -83,10 +86,31 @@ def _add_turn(battle: Battle, prompt: str, index: int) -> Turn:
     return turn
 
 
+def _title(text: str) -> str:
+    return " ".join(text.split())[:TITLE_LIMIT]
+
+
+def thread_create(*, session_key: str, title: str = "") -> Thread:
+    """A new, empty session; without a title it takes its first battle's prompt."""
+    title = " ".join((title or "").split())
+    if len(title) > TITLE_LIMIT:
+        raise RuleError(TITLE_TOO_LONG.format(limit=TITLE_LIMIT, length=len(title)), status=422)
+    return Thread.objects.create(session_key=session_key, title=title)
+
+
+def _touch(battle: Battle) -> None:
+    """The battle and its session were active now (the sidebar sorts by it)."""
+    now = timezone.now()
+    Battle.objects.filter(pk=battle.pk).update(last_active_at=now)
+    Thread.objects.filter(pk=battle.thread_id).update(last_active_at=now)
+
+
 def battle_create(
-    *, session_key: str, prompt: str, rng: random.Random | None = None
+    *, session_key: str, prompt: str, thread: Thread | None = None,
+    rng: random.Random | None = None,
 ) -> tuple[Battle, Turn]:
-    """Start a battle between two random available models and ask both the first prompt."""
+    """Start a battle between two random available models and ask both the first prompt;
+    in ``thread`` (a session of this visitor), else in a new session of its own."""
     from arena.selectors import model_list_available
 
     text = _clean_prompt(prompt)
@@ -102,15 +126,23 @@ def battle_create(
     rng = rng or random.SystemRandom()
     model_a, model_b = select_models_for_battle(fitting, rng=rng)
     provider_budget([model_a.provider, model_b.provider])
+    title = _title(text)
     with transaction.atomic():
+        if thread is None:
+            thread = Thread.objects.create(session_key=session_key, title=title)
+        elif thread.session_key != session_key:
+            raise ValueError("a battle joins only a session of its own visitor")
         battle = Battle.objects.create(
             session_key=session_key,
+            thread=thread,
             model_a=model_a,
             model_b=model_b,
             model_a_position=rng.choice([Position.LEFT, Position.RIGHT]),
-            title=" ".join(text.split())[:120],
+            title=title,
         )
         turn = _add_turn(battle, text, 1)
+        Thread.objects.filter(pk=thread.pk, title="").update(title=title)
+        _touch(battle)
     logger.info("battle %s created", battle.id)
     return battle, turn
 
@@ -129,7 +161,7 @@ def battle_follow_up(*, battle: Battle, prompt: str) -> Turn:
         _require_context_room(battle, turns, text)
         provider_budget([battle.model_a.provider, battle.model_b.provider])
         turn = _add_turn(battle, text, len(turns) + 1)
-        Battle.objects.filter(pk=battle.pk).update(last_active_at=timezone.now())
+        _touch(battle)
     return turn
 
 
@@ -199,7 +231,7 @@ def battle_stop(*, battle: Battle) -> Turn:
             response.save(update_fields=["text", "status", "stopped", "error",
                                          "lease_expires_at", "generation", "updated_at"])
             transaction.on_commit(lambda r=response: announce_stopped(battle, r))
-        Battle.objects.filter(pk=battle.pk).update(last_active_at=timezone.now())
+        _touch(battle)
     logger.info("battle %s: %d answers stopped", battle.id, len(unfinished))
     return turn
 
@@ -213,7 +245,7 @@ def battle_vote(*, battle: Battle, choice: str) -> Vote:
         failed = failed_for_good(r.status for t in turns for r in t.responses.all())
         if not (failed and choice == VoteChoice.BOTH_BAD):
             _require_answers_complete(turns)
-        Battle.objects.filter(pk=locked.pk).update(last_active_at=timezone.now())
+        _touch(locked)
         eligibility = ({"counts_for_rating": False, "exclusion_reason": ANSWER_FAILED_VOTE}
                        if failed else _rating_eligibility(locked, turns))
         return Vote.objects.create(battle=locked, choice=choice, winner=winner,

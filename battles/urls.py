@@ -6,6 +6,7 @@ app_name = "battles"
 urlpatterns = [
     path("", views.battle_new, name="new"),
     path("history/", views.battle_history, name="history"),
+    path("s/<uuid:thread_id>/", views.thread_detail, name="session"),
     path("<uuid:battle_id>/", views.battle_detail, name="detail"),
     path("<uuid:battle_id>/messages", views.battle_follow_up, name="follow_up"),
     path("<uuid:battle_id>/stop", views.battle_stop, name="stop"),

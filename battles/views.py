@@ -17,10 +17,26 @@ from battles.models import Position
 TEMPLATE = "battles/battle.html"
 
 
-def _context(request: HttpRequest, **extra) -> dict:
+
+
+def _history_changed(response: HttpResponse) -> HttpResponse:
+    """Tell the page (and, through it, the visitor's other tabs) to refresh the sidebar."""
+    response["HX-Trigger"] = "arena-history"
+    return response
+
+
+def _context(request: HttpRequest, *, thread=None, **extra) -> dict:
+    """The page's sidebar: the visitor's sessions, and the battles of the one shown."""
     key = session_key_for(request, create=False)
+    view = extra.get("view")
+    if thread is None and view is not None and view.battle.session_key == key:
+        thread = view.battle.thread
+    threads, _ = selectors.thread_list_for_session(session_key=key)
     return {
-        "history": selectors.battle_list_for_session(session_key=key),
+        "history": threads,
+        "thread": thread,
+        "thread_battles": selectors.thread_battle_summaries(thread=thread) if thread else [],
+        "current_battle_id": view.battle.id if view is not None else None,
         **extra,
     }
 
@@ -51,23 +67,45 @@ def _limit(request: HttpRequest) -> None:
     visitor_limit(request, action="battle_write", limit=settings.ARENA_WRITES_PER_MINUTE)
 
 
-def battle_new(request: HttpRequest):
-    if request.method == "POST":
-        try:
-            visitor_limit(request, action="battle_create",
-                          limit=settings.ARENA_BATTLES_PER_MINUTE)
-            battle, _ = services.battle_create(
-                session_key=session_key_for(request), prompt=request.POST.get("prompt", "")
-            )
-        except RuleError as exc:
-            return rule_error_response(request, exc, template=TEMPLATE, context=_context(
-                request, prompt=request.POST.get("prompt", "")))
-        url = f"/battle/{battle.id}/"
-        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+def _start(request: HttpRequest, thread=None):
+    """Start a battle from the posted prompt (in ``thread``, else in a new session)."""
+    prompt = request.POST.get("prompt", "")
+    try:
+        visitor_limit(request, action="battle_create", limit=settings.ARENA_BATTLES_PER_MINUTE)
+        battle, _ = services.battle_create(session_key=session_key_for(request), prompt=prompt,
+                                           thread=thread)
+    except RuleError as exc:
+        return rule_error_response(request, exc, template=TEMPLATE,
+                                   context=_context(request, thread=thread, prompt=prompt))
+    url = f"/battle/{battle.id}/"
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _new_battle_page(request: HttpRequest, thread=None):
     from arena.selectors import model_list_available
 
     notice = services.NOT_ENOUGH_MODELS if len(model_list_available()) < 2 else None
-    return render(request, TEMPLATE, _context(request, view=None, notice=notice))
+    return render(request, TEMPLATE, _context(request, thread=thread, view=None, notice=notice))
+
+
+def battle_new(request: HttpRequest):
+    if request.method == "POST":
+        return _start(request)
+    return _new_battle_page(request)
+
+
+def thread_detail(request: HttpRequest, thread_id):
+    """A session: its latest battle; an empty one offers its first. POST: its next battle."""
+    thread = selectors.thread_for_owner(
+        thread_id=thread_id, session_key=session_key_for(request, create=False))
+    if thread is None:
+        raise Http404("session not found")
+    if request.method == "POST":
+        return _start(request, thread)
+    latest = thread.battles.order_by("-created_at", "-id").first()
+    if latest is not None:
+        return redirect(f"/battle/{latest.id}/")
+    return _new_battle_page(request, thread)
 
 
 @require_GET
@@ -88,8 +126,8 @@ def battle_follow_up(request: HttpRequest, battle_id):
         return _error(request, exc)
     view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
     turn_view = next(t for t in view.turns if t.turn.id == turn.id)
-    return render(request, f"{TEMPLATE}#new-turn", {"view": view, "t": turn_view,
-                                                    "is_owner": True})
+    return _history_changed(render(request, f"{TEMPLATE}#new-turn",
+                                   {"view": view, "t": turn_view, "is_owner": True}))
 
 
 @require_POST
@@ -101,8 +139,9 @@ def battle_vote(request: HttpRequest, battle_id):
     except RuleError as exc:
         return _error(request, exc)
     view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
-    # The sidebar's "voted" mark comes with the reveal, not after a reload.
-    return render(request, f"{TEMPLATE}#after-vote", _context(request, view=view, is_owner=True))
+    # The sidebar's "voted" mark follows at once (it refreshes on the trigger), not on reload.
+    return _history_changed(render(request, f"{TEMPLATE}#after-vote",
+                                   {"view": view, "is_owner": True}))
 
 
 @require_POST
@@ -156,4 +195,12 @@ def battle_controls(request: HttpRequest, battle_id):
 
 @require_GET
 def battle_history(request: HttpRequest):
-    return render(request, f"{TEMPLATE}#history", _context(request))
+    """The sidebar alone (it refreshes itself); ``?battle=`` or ``?session=`` names what the
+    page shows."""
+    key = session_key_for(request, create=False)
+    battle = selectors.battle_for_owner(battle_id=request.GET.get("battle", ""), session_key=key)
+    thread = battle.thread if battle else selectors.thread_for_owner(
+        thread_id=request.GET.get("session", ""), session_key=key)
+    context = _context(request, thread=thread)
+    context["current_battle_id"] = battle.id if battle else None
+    return render(request, f"{TEMPLATE}#history", context)

@@ -4,7 +4,7 @@ import factory
 
 from arena.models import AIModel, ProviderKind
 from arena.steps import StepStatus
-from battles.models import Battle, Position, Response, Slot, Turn, Vote
+from battles.models import Battle, Position, Response, Slot, Thread, Turn, Vote
 
 
 class AIModelFactory(factory.django.DjangoModelFactory):
@@ -22,11 +22,20 @@ class AIModelFactory(factory.django.DjangoModelFactory):
     license = "Apache-2.0"
 
 
+class ThreadFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Thread
+
+    session_key = "session-of-owner"
+    title = "A prompt"
+
+
 class BattleFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Battle
 
     session_key = "session-of-owner"
+    thread = factory.SubFactory(ThreadFactory, session_key=factory.SelfAttribute("..session_key"))
     model_a = factory.SubFactory(AIModelFactory)
     model_b = factory.SubFactory(AIModelFactory)
     model_a_position = Position.LEFT
@@ -64,5 +73,5 @@ def answered_battle(*, turns: int = 1, **battle_fields) -> Battle:
     return battle
 
 
-__all__ = ["AIModelFactory", "BattleFactory", "ResponseFactory", "TurnFactory", "Vote",
-           "answered_battle"]
+__all__ = ["AIModelFactory", "BattleFactory", "ResponseFactory", "ThreadFactory", "TurnFactory",
+           "Vote", "answered_battle"]

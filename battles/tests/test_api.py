@@ -29,7 +29,8 @@ class TestBattleFlow:
     def test_create_answers_once_with_both_responses_in_seed_shape(self, api_battle):
         _, response = api_battle
         body = response.json()
-        assert set(body) == {"battle_id", "message_id", "responses"}
+        # Seed 000's three fields, and the session (seed 001) the battle opened.
+        assert set(body) == {"battle_id", "message_id", "responses", "session_id"}
         assert [r["position"] for r in body["responses"]] == ["left", "right"]
         for r in body["responses"]:
             assert "France" in r["text"]

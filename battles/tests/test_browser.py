@@ -208,7 +208,7 @@ def test_vote_reveals_the_models_and_nothing_names_them_before(page, fake_openai
     expect(page.get_by_test_id("new-battle-after")).to_be_visible()
     assert battle.vote.choice == "left_better"
     # The sidebar marks the battle voted at once, without a reload.
-    expect(page.locator("#history .history-item.current .badge")).to_have_text("voted")
+    expect(page.locator("#history .thread-battle.current .badge")).to_have_text("voted")
     expect(page.get_by_test_id("vote-line")).to_contain_text("Your vote")
 
     page.screenshot(path=str(SCREENSHOT), full_page=True)
@@ -411,7 +411,7 @@ def test_keyboard_enter_sends_shift_enter_adds_a_line_and_keys_vote(page, two_mo
     page.locator("body").press("4")
     expect(page.get_by_test_id("revealed-right")).to_have_text(left_and_right(battle)[1].name)
     assert battle.vote.choice == "right_better"
-    expect(page.get_by_test_id("new-battle-after")).to_be_focused()
+    expect(page.get_by_test_id("next-prompt")).to_be_focused()  # the way forward
 
 
 def test_the_phone_menu_opens_from_the_keyboard(phone, two_models):
@@ -539,3 +539,65 @@ def test_escape_stops_the_answers(page, fake_openai, two_models):
     page.keyboard.press("Escape")
     for position in (Position.LEFT, Position.RIGHT):
         expect(page.get_by_test_id(f"stopped-{position}")).to_be_visible()
+
+
+def test_a_session_is_a_thread_of_battles_each_voted_on_its_own(page, two_models, fake_openai):
+    from playwright.sync_api import expect
+
+    first = start_battle(page, "Name a river in Spain")
+    wait_turn_done(page, 1)
+    page.keyboard.press("1")
+    expect(page.get_by_test_id("reveal")).to_be_visible()
+    sessions = page.locator("#history [data-testid=session]")
+    expect(sessions).to_have_count(1)
+    expect(sessions.locator(".history-meta")).to_contain_text("1 battle · just now")
+
+    # After the vote, the next prompt starts a new blind battle in the same session.
+    next_prompt = page.get_by_test_id("next-prompt")
+    expect(next_prompt).to_be_focused()
+    next_prompt.fill("Name a lake in Italy")
+    next_prompt.press("Enter")
+    expect(page).not_to_have_url(re.compile(rf"/battle/{first.id}/$"))
+    expect(page).to_have_url(BATTLE_URL)
+    second = Battle.objects.get(title="Name a lake in Italy")
+    assert second.thread_id == first.thread_id
+    expect(page.get_by_test_id("reveal")).to_have_count(0)
+    expect(page.locator("button.vote")).to_have_count(4)
+    assert_blind(page.content(), fake_openai.base_url)
+    wait_turn_done(page, 1)
+    expect(page.locator("#turn-1 .prompt-text")).to_have_text("Name a lake in Italy")
+
+    # One session in the sidebar, titled by its first prompt, holding both battles in order.
+    expect(sessions).to_have_count(1)
+    expect(sessions.locator(".history-title")).to_have_text("Name a river in Spain")
+    expect(sessions.locator(".history-meta")).to_contain_text("2 battles")
+    battles = page.locator("#history [data-testid=thread-battle]")
+    expect(battles).to_have_text([re.compile(r"1\. Name a river in Spain\s+voted"),
+                                  re.compile(r"2\. Name a lake in Italy\s*$")])
+    expect(battles.nth(1)).to_have_class(re.compile("current"))
+    expect(battles.nth(1).locator(".badge")).to_have_count(0)
+    expect(page.get_by_test_id("thread-nav")).to_contain_text("Battle 1 · Battle 2 of this session")
+
+    # The second battle is voted on its own; the sidebar follows without a reload.
+    page.keyboard.press("4")
+    expect(page.get_by_test_id("reveal")).to_be_visible()
+    expect(battles.nth(1).locator(".badge")).to_have_text("voted")
+    assert second.vote.choice == "right_better" and first.vote.choice == "left_better"
+    page.screenshot(path="/tmp/battle-session.png", full_page=True)
+
+    # Going back to the first battle shows it, revealed, inside the same session.
+    battles.nth(0).click()
+    expect(page).to_have_url(re.compile(rf"/battle/{first.id}/$"))
+    expect(page.get_by_test_id("reveal")).to_be_visible()
+    # Another tab of the same visitor sees a new session appear without a reload.
+    other = page.context.new_page()
+    other.goto("/battle/")
+    expect(other.locator("#history [data-testid=session]")).to_have_count(1)
+    page.goto("/battle/")
+    page.get_by_test_id("prompt").fill("A new topic entirely")
+    page.get_by_test_id("submit").click()
+    expect(page).to_have_url(BATTLE_URL)
+    expect(other.locator("#history [data-testid=session]")).to_have_count(2)
+    expect(other.locator("#history [data-testid=session]").first).to_contain_text(
+        "A new topic entirely")
+    wait_turn_done(page, 1)

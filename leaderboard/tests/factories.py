@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import factory
 
-from battles.models import Battle, Position, Vote, VoteChoice, Winner
+from battles.models import Battle, Position, Thread, Vote, VoteChoice, Winner
 from battles.tests.factories import AIModelFactory, BattleFactory, answered_battle
 
 # winner -> (choice when model a sits on the left, score_a, score_b)
@@ -42,11 +42,13 @@ def make_votes(
     for slug in {s for a, b, _w, _n in rows for s in (a, b)}:
         AIModelFactory(slug=slug, name=slug.replace("-", " ").title())
     battles, votes = [], []
+    thread = Thread.objects.create(session_key="seed", title="seeded")
     for a, b, winner, count in rows:
         choice, score_a, score_b = _WINNERS[Winner(winner)]
         for _ in range(count):
             battle = Battle(
                 session_key="seed",
+                thread=thread,
                 model_a_id=a,
                 model_b_id=b,
                 is_demo=is_demo,

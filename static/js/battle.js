@@ -3,6 +3,7 @@
 (function () {
   "use strict";
   holdAnswers();
+  shareHistory();
   const conversation = document.getElementById("conversation");
   if (!conversation) {
     document.body.addEventListener("htmx:beforeSwap", showErrors);
@@ -156,7 +157,8 @@
   });
   document.body.addEventListener("htmx:afterSwap", function (evt) {
     if (evt.detail.target && evt.detail.target.id === "reveal-slot") {
-      const next = document.querySelector('[data-testid="new-battle-after"]');
+      const next = document.getElementById("next-prompt") ||
+        document.querySelector('[data-testid="new-battle-after"]');
       if (next) next.focus();
     }
   });
@@ -174,6 +176,19 @@
     conversation.querySelectorAll('.side[data-status="done"] .stream-text')
       .forEach(function (el) { el.setAttribute("aria-busy", "false"); });
   });
+
+  // The sidebar refreshes itself on "arena-history" (sent by the server with every change);
+  // the visitor's other tabs hear of it, and of any battle page opened, through a
+  // BroadcastChannel and refresh theirs.
+  function shareHistory() {
+    if (!("BroadcastChannel" in window)) return;
+    const channel = new BroadcastChannel("arena-history");
+    channel.addEventListener("message", function () {
+      htmx.trigger(document.body, "arena-history-elsewhere");
+    });
+    document.body.addEventListener("arena-history", function () { channel.postMessage("changed"); });
+    if (document.getElementById("conversation")) channel.postMessage("opened");
+  }
 
   // "Show both answers together": a choice kept in this browser.
   function holdAnswers() {

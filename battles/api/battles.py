@@ -58,6 +58,7 @@ class ResponseOut(Schema):
 
 class TurnOut(Schema):
     battle_id: str
+    session_id: str
     message_id: str
     responses: list[ResponseOut]
 
@@ -81,6 +82,7 @@ class MessageOut(Schema):
 
 class BattleOut(Schema):
     battle_id: str
+    session_id: str
     title: str
     created_at: datetime
     last_active_at: datetime
@@ -94,6 +96,7 @@ class BattleOut(Schema):
 
 class BattleSummaryOut(Schema):
     battle_id: str
+    session_id: str
     title: str
     last_active_at: datetime
     message_count: int
@@ -110,7 +113,7 @@ WRITE_ERRORS = errors(400, 404, 409, 422, 429, 502, 503, 504)
 
 
 @sync_to_async
-def _write(request: HttpRequest, action, *, limit: int | None = None):
+def visitor_write(request: HttpRequest, action, *, limit: int | None = None):
     """Run a sync service for this visitor: counted against its rate limit first, then with
     its session key (created now, on its first write)."""
     visitor_limit(request, action="battle_write" if limit is None else "battle_create",
@@ -122,7 +125,7 @@ def _write(request: HttpRequest, action, *, limit: int | None = None):
 
 
 @sync_to_async
-def _read(request: HttpRequest, action):
+def visitor_read(request: HttpRequest, action):
     """Run a sync selector with the caller's session key, if it has one (none is created)."""
     return action(session_key_for(request, create=False))
 
@@ -147,6 +150,7 @@ def _turn_payload(battle_id, turn_id) -> dict:
         ))
     return {
         "battle_id": str(battle_id),
+        "session_id": str(sides[0].response.turn.battle.thread_id),
         "message_id": str(turn_id),
         "responses": [
             {"position": s.position, "text": s.response.text, "latency_ms": s.response.latency_ms,
@@ -156,7 +160,7 @@ def _turn_payload(battle_id, turn_id) -> dict:
     }
 
 
-async def _answer_turn(battle_id, turn_id) -> dict:
+async def answer_turn(battle_id, turn_id) -> dict:
     timeout = settings.ARENA_API_WAIT_SECONDS
     if not await turn_wait_finished(battle_id=battle_id, turn_id=turn_id, timeout=timeout):
         raise RuleError(STILL_WRITING.format(seconds=timeout, battle_id=battle_id), status=504)
@@ -166,11 +170,11 @@ async def _answer_turn(battle_id, turn_id) -> dict:
 @router.post("/battles", response={200: TurnOut, **WRITE_ERRORS})
 async def create_battle(request: HttpRequest, payload: PromptIn):
     """Start a battle: two anonymous models answer the prompt; both answers, by position."""
-    battle, turn = await _write(
+    battle, turn = await visitor_write(
         request, lambda key: services.battle_create(session_key=key, prompt=payload.prompt),
         limit=settings.ARENA_BATTLES_PER_MINUTE,
     )
-    return await _answer_turn(battle.id, turn.id)
+    return await answer_turn(battle.id, turn.id)
 
 
 @router.post("/battles/{battle_id}/messages", response={200: TurnOut, **WRITE_ERRORS})
@@ -178,8 +182,8 @@ async def follow_up(request: HttpRequest, battle_id: str, payload: PromptIn):
     def act(key):
         return services.battle_follow_up(battle=_owned(battle_id, key), prompt=payload.prompt)
 
-    turn = await _write(request, act)
-    return await _answer_turn(turn.battle_id, turn.id)
+    turn = await visitor_write(request, act)
+    return await answer_turn(turn.battle_id, turn.id)
 
 
 @router.post("/battles/{battle_id}/retry", response={200: TurnOut, **WRITE_ERRORS})
@@ -187,8 +191,8 @@ async def retry_side(request: HttpRequest, battle_id: str, payload: RetryIn):
     def act(key):
         return services.response_retry(battle=_owned(battle_id, key), position=payload.position)
 
-    response = await _write(request, act)
-    return await _answer_turn(response.turn.battle_id, response.turn_id)
+    response = await visitor_write(request, act)
+    return await answer_turn(response.turn.battle_id, response.turn_id)
 
 
 @router.post("/battles/{battle_id}/stop", response={200: TurnOut, **WRITE_ERRORS})
@@ -197,7 +201,7 @@ async def stop(request: HttpRequest, battle_id: str):
     def act(key):
         return services.battle_stop(battle=_owned(battle_id, key))
 
-    turn = await _write(request, act)
+    turn = await visitor_write(request, act)
     return await _turn_payload(turn.battle_id, turn.id)
 
 
@@ -215,7 +219,7 @@ async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
             "revealed_models": {"left": revealed["left"].slug, "right": revealed["right"].slug},
         }
 
-    return await _write(request, act)
+    return await visitor_write(request, act)
 
 
 @router.get("/battles/{battle_id}", response={200: BattleOut, **READ_ERRORS})
@@ -226,25 +230,28 @@ async def get_battle(request: HttpRequest, battle_id: str):
             raise RuleError(NOT_FOUND, status=404)
         return battle_payload(selectors.battle_view(battle=battle))
 
-    return await _read(request, act)
+    return await visitor_read(request, act)
 
 
 @router.get("/battles", response=BattleListOut)
 async def list_battles(request: HttpRequest):
     def act(key):
-        battles = selectors.battle_list_for_session(session_key=key)
-        return {"battles": [
-            {
-                "battle_id": str(b.id),
-                "title": b.title,
-                "last_active_at": b.last_active_at,
-                "message_count": b.message_count,
-                "status": "voted" if selectors.battle_vote_of(b) else "open",
-            }
-            for b in battles
-        ]}
+        return {"battles": [battle_summary(b) for b in
+                            selectors.battle_list_for_session(session_key=key)]}
 
-    return await _read(request, act)
+    return await visitor_read(request, act)
+
+
+def battle_summary(battle) -> dict:
+    """One line of a list of battles (annotated with ``message_count``): never who fought."""
+    return {
+        "battle_id": str(battle.id),
+        "session_id": str(battle.thread_id),
+        "title": battle.title,
+        "last_active_at": battle.last_active_at,
+        "message_count": battle.message_count,
+        "status": "voted" if selectors.battle_vote_of(battle) else "open",
+    }
 
 
 def battle_payload(view: selectors.BattleView) -> dict:
@@ -253,6 +260,7 @@ def battle_payload(view: selectors.BattleView) -> dict:
     totals = selectors.battle_totals(view) if revealed else None
     return {
         "battle_id": str(view.battle.id),
+        "session_id": str(view.battle.thread_id),
         "title": view.battle.title,
         "created_at": view.battle.created_at,
         "last_active_at": view.battle.last_active_at,
