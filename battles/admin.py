@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from battles.models import Battle, Response, Turn, Vote
+from battles.models import Battle, Response, Thread, Turn, Vote
 
 
 class TurnInline(admin.TabularInline):
@@ -13,13 +13,29 @@ class TurnInline(admin.TabularInline):
     show_change_link = True
 
 
+class BattleInline(admin.TabularInline):
+    model = Battle
+    extra = 0
+    fields = ("title", "model_a", "model_b", "created_at")
+    readonly_fields = fields
+    show_change_link = True
+
+
+@admin.register(Thread)
+class ThreadAdmin(admin.ModelAdmin):
+    list_display = ("id", "title", "created_at", "last_active_at")
+    search_fields = ("id", "title", "session_key")
+    readonly_fields = ("id", "session_key", "created_at")
+    inlines = [BattleInline]
+
+
 @admin.register(Battle)
 class BattleAdmin(admin.ModelAdmin):
     list_display = ("id", "title", "model_a", "model_b", "model_a_position", "is_demo",
                     "created_at", "last_active_at")
     list_filter = ("is_demo", "model_a", "model_b")
     search_fields = ("id", "title", "session_key")
-    readonly_fields = ("id", "session_key", "created_at")
+    readonly_fields = ("id", "session_key", "thread", "created_at")
     inlines = [TurnInline]
 
 

@@ -11,6 +11,7 @@ def test_admin_lists_battles_votes_and_models(admin_client):
     call_command("seed_demo", "--battles", "5", stdout=None)
     battle = Battle.objects.first()
     for url in ("/admin/battles/battle/", f"/admin/battles/battle/{battle.pk}/change/",
+                "/admin/battles/thread/", f"/admin/battles/thread/{battle.thread_id}/change/",
                 "/admin/battles/vote/", "/admin/battles/response/",
                 "/admin/arena/aimodel/"):
         response = admin_client.get(url)
