@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -94,9 +95,13 @@ def _local_server_availability(model: AIModel) -> Availability:
     key = "probe-local:" + hashlib.sha256(f"{base_url}|{expected}".encode()).hexdigest()[:32]
     state = _cache_get(key)
     if state is None:
-        state = "down" if not probe(base_url, timeout=1.0) else (
-            "ours" if expected in _served_models(base_url) else "foreign")
-        _cache_set(key, state, settings.ARENA_PING_CACHE_SECONDS if state == "ours" else 3)
+        with _single_flight(key):
+            state = _cache_get(key)
+            if state is None:
+                state = "down" if not probe(base_url, timeout=1.0) else (
+                    "ours" if expected in _served_models(base_url) else "foreign")
+                _cache_set(key, state,
+                           settings.ARENA_PING_CACHE_SECONDS if state == "ours" else 3)
     if state == "ours":
         return Availability(True, READY)
     if state == "foreign":
@@ -125,22 +130,37 @@ def models_availability(models: list[AIModel], *, ping: bool = True) -> dict[str
     return {model.slug: result for model, result in zip(models, results, strict=True)}
 
 
+# One probe per endpoint at a time in a process: when the cached answer expires under a
+# burst, the first request probes and the others wait for its answer (a hundred concurrent
+# requests each probing, each with an HTTP client of its own, cost more than the battles).
+_in_flight: dict[str, threading.Lock] = {}
+_in_flight_guard = threading.Lock()
+_probe_client = httpx.Client(timeout=httpx.Timeout(3.0, connect=1.5))
+
+
+def _single_flight(key: str) -> threading.Lock:
+    with _in_flight_guard:
+        return _in_flight.setdefault(key, threading.Lock())
+
+
 def endpoint_probe(base_url: str, *, kind: str, fresh: bool = False) -> tuple[bool, str]:
     """Does anything answer HTTP at this endpoint? Any status code counts as reachable."""
     key = "probe:" + hashlib.sha256(f"{kind}|{base_url}".encode()).hexdigest()[:32]
-    if not fresh:
-        cached = _cache_get(key)
-        if cached is not None:
-            return tuple(cached)
-    url = base_url.rstrip("/") + ("/v1/models" if kind == ProviderKind.ANTHROPIC else "/models")
-    try:
-        httpx.get(url, timeout=httpx.Timeout(3.0, connect=1.5))
-        result = (True, READY)
-    except httpx.TimeoutException:
-        result = (False, "no answer within 3 s")
-    except httpx.HTTPError as exc:
-        result = (False, _describe_http_error(exc))
-    _cache_set(key, list(result), settings.ARENA_PING_CACHE_SECONDS)
+    if not fresh and (cached := _cache_get(key)) is not None:
+        return tuple(cached)
+    with _single_flight(key):
+        if not fresh and (cached := _cache_get(key)) is not None:
+            return tuple(cached)  # probed by another request meanwhile
+        url = base_url.rstrip("/") + (
+            "/v1/models" if kind == ProviderKind.ANTHROPIC else "/models")
+        try:
+            _probe_client.get(url)
+            result = (True, READY)
+        except httpx.TimeoutException:
+            result = (False, "no answer within 3 s")
+        except httpx.HTTPError as exc:
+            result = (False, _describe_http_error(exc))
+        _cache_set(key, list(result), settings.ARENA_PING_CACHE_SECONDS)
     return result
 
 
