@@ -30,6 +30,7 @@ from leaderboard.ratings.glicko2 import (
     rate_period_arrays,
 )
 from leaderboard.ratings.outcomes import BT_LABELS
+from leaderboard.ratings.provisional import shrink_provisional as _shrink
 
 CI_METHODS = ("bootstrap", "sandwich")
 Z95 = 1.959963984540054
@@ -172,6 +173,16 @@ def fit_bt(g: Grouped, *, ci_method: str = "sandwich", rounds: int = 100, seed: 
         res = sandwich_bradley_terry(*args)
         return Fit(res.ratings, res.ci_lower, res.ci_upper, "bt", "sandwich", 0)
     raise ValueError(f"unknown interval method {ci_method!r} (use one of {CI_METHODS})")
+
+
+def shrink_provisional(fit: Fit, g: Grouped, provisional: np.ndarray) -> Fit:
+    """A Bradley–Terry fit with each provisional model at its estimate under a weak prior
+    (:mod:`leaderboard.ratings.provisional`); other methods carry their own uncertainty."""
+    if fit.method != "bt" or g.n == 0:
+        return fit
+    rating, lower, upper = _shrink(fit.rating, fit.ci_lower, fit.ci_upper, g.a, g.b, g.code,
+                                   g.count, provisional)
+    return Fit(rating, lower, upper, fit.method, fit.ci_method, fit.rounds)
 
 
 def fit_elo(

@@ -351,6 +351,7 @@ def board_recompute(
     subjects = board_subjects(board, grouped.subjects)
     deprecated = np.array([subjects[s].deprecated for s in grouped.subjects], dtype=bool)
     rated = tally.votes >= min_votes
+    fit = compute.shrink_provisional(fit, grouped, ~rated)
     active = rated & ~deprecated
     rank_ub = compute.ranks(fit.ci_lower, fit.ci_upper, rated)
     rank_ub_active = compute.ranks(fit.ci_lower, fit.ci_upper, active)

@@ -26,6 +26,7 @@ def test_the_page_shows_ranks_scores_intervals_and_the_last_run(board):
     assert 'data-testid="tab-text"' in html
     provisional = html.split('data-testid="provisional"', 1)[1]
     assert 'data-model="delta"' in provisional
+    assert "weak prior (1000 ± 200)" in provisional
     for kind in ("ci", "winrate", "winfraction", "battles"):
         assert f'data-plot="{kind}"' in html
 
