@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from arena.errors import RuleError, rule_error_response
@@ -15,8 +15,6 @@ from battles import selectors, services
 from battles.models import Position
 
 TEMPLATE = "battles/battle.html"
-
-
 
 
 def _history_changed(response: HttpResponse) -> HttpResponse:
@@ -94,6 +92,7 @@ def battle_new(request: HttpRequest):
     return _new_battle_page(request)
 
 
+@require_http_methods(["GET", "POST"])
 def thread_detail(request: HttpRequest, thread_id):
     """A session: its latest battle; an empty one offers its first. POST: its next battle."""
     thread = selectors.thread_for_owner(
