@@ -12,8 +12,10 @@ import hashlib
 import logging
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from django.conf import settings
@@ -93,15 +95,11 @@ def _local_server_availability(model: AIModel) -> Availability:
     base_url = model_base_url(model)
     expected = alias_for(model.local_key, record["token"] if record else None)
     key = "probe-local:" + hashlib.sha256(f"{base_url}|{expected}".encode()).hexdigest()[:32]
-    state = _cache_get(key)
-    if state is None:
-        with _single_flight(key):
-            state = _cache_get(key)
-            if state is None:
-                state = "down" if not probe(base_url, timeout=1.0) else (
-                    "ours" if expected in _served_models(base_url) else "foreign")
-                _cache_set(key, state,
-                           settings.ARENA_PING_CACHE_SECONDS if state == "ours" else 3)
+    state = _cached_probe(
+        key,
+        lambda: "down" if not probe(base_url, timeout=1.0) else (
+            "ours" if expected in _served_models(base_url) else "foreign"),
+        ttl=lambda found: settings.ARENA_PING_CACHE_SECONDS if found == "ours" else 3)
     if state == "ours":
         return Availability(True, READY)
     if state == "foreign":
@@ -143,25 +141,35 @@ def _single_flight(key: str) -> threading.Lock:
         return _in_flight.setdefault(key, threading.Lock())
 
 
+def _cached_probe(key: str, probe: Callable[[], Any], *, ttl: Callable[[Any], int],
+                  fresh: bool = False) -> Any:
+    """The cached answer of ``probe``, which runs at most once at a time per key here."""
+    if not fresh and (cached := _cache_get(key)) is not None:
+        return cached
+    with _single_flight(key):
+        if not fresh and (cached := _cache_get(key)) is not None:
+            return cached  # probed by another request meanwhile
+        found = probe()
+        _cache_set(key, found, ttl(found))
+    return found
+
+
 def endpoint_probe(base_url: str, *, kind: str, fresh: bool = False) -> tuple[bool, str]:
     """Does anything answer HTTP at this endpoint? Any status code counts as reachable."""
     key = "probe:" + hashlib.sha256(f"{kind}|{base_url}".encode()).hexdigest()[:32]
-    if not fresh and (cached := _cache_get(key)) is not None:
-        return tuple(cached)
-    with _single_flight(key):
-        if not fresh and (cached := _cache_get(key)) is not None:
-            return tuple(cached)  # probed by another request meanwhile
-        url = base_url.rstrip("/") + (
-            "/v1/models" if kind == ProviderKind.ANTHROPIC else "/models")
+    url = base_url.rstrip("/") + ("/v1/models" if kind == ProviderKind.ANTHROPIC else "/models")
+
+    def probe() -> list:
         try:
             _probe_client.get(url)
-            result = (True, READY)
+            return [True, READY]
         except httpx.TimeoutException:
-            result = (False, "no answer within 3 s")
+            return [False, "no answer within 3 s"]
         except httpx.HTTPError as exc:
-            result = (False, _describe_http_error(exc))
-        _cache_set(key, list(result), settings.ARENA_PING_CACHE_SECONDS)
-    return result
+            return [False, _describe_http_error(exc)]
+
+    return tuple(_cached_probe(key, probe, ttl=lambda _found: settings.ARENA_PING_CACHE_SECONDS,
+                               fresh=fresh))
 
 
 def _describe_http_error(exc: httpx.HTTPError) -> str:

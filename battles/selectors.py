@@ -19,6 +19,13 @@ def _battle_queryset():
     )
 
 
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
 def battle_get(*, battle_id) -> Battle:
     return _battle_queryset().get(pk=battle_id)
 
@@ -59,13 +66,6 @@ def battle_list_for_session(*, session_key: str | None, limit: int = 50) -> list
         .annotate(message_count=Count("turns"))
         .order_by("-last_active_at")[:limit]
     )
-
-
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
 
 
 def thread_for_owner(*, thread_id, session_key: str | None) -> Thread | None:

@@ -86,13 +86,17 @@ def _add_turn(battle: Battle, prompt: str, index: int) -> Turn:
     return turn
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _title(text: str) -> str:
-    return " ".join(text.split())[:TITLE_LIMIT]
+    return _one_line(text)[:TITLE_LIMIT]
 
 
 def thread_create(*, session_key: str, title: str = "") -> Thread:
     """A new, empty session; without a title it takes its first battle's prompt."""
-    title = " ".join((title or "").split())
+    title = _one_line(title or "")
     if len(title) > TITLE_LIMIT:
         raise RuleError(TITLE_TOO_LONG.format(limit=TITLE_LIMIT, length=len(title)), status=422)
     return Thread.objects.create(session_key=session_key, title=title)

@@ -61,6 +61,12 @@ def _error(request: HttpRequest, exc: RuleError) -> HttpResponse:
     return rule_error_response(request, exc, template=TEMPLATE)
 
 
+def _with_turn(battle, turn) -> tuple[selectors.BattleView, selectors.TurnView]:
+    """The battle as it is now, and the view of one of its turns."""
+    view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
+    return view, next(t for t in view.turns if t.turn.id == turn.id)
+
+
 def _limit(request: HttpRequest) -> None:
     visitor_limit(request, action="battle_write", limit=settings.ARENA_WRITES_PER_MINUTE)
 
@@ -123,8 +129,7 @@ def battle_follow_up(request: HttpRequest, battle_id):
         turn = services.battle_follow_up(battle=battle, prompt=request.POST.get("prompt", ""))
     except RuleError as exc:
         return _error(request, exc)
-    view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
-    turn_view = next(t for t in view.turns if t.turn.id == turn.id)
+    view, turn_view = _with_turn(battle, turn)
     return _history_changed(render(request, f"{TEMPLATE}#new-turn",
                                    {"view": view, "t": turn_view, "is_owner": True}))
 
@@ -167,8 +172,7 @@ def battle_stop(request: HttpRequest, battle_id):
         turn = services.battle_stop(battle=battle)
     except RuleError as exc:
         return _error(request, exc)
-    view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
-    turn_view = next(t for t in view.turns if t.turn.id == turn.id)
+    view, turn_view = _with_turn(battle, turn)
     return render(request, f"{TEMPLATE}#stopped", {"view": view, "t": turn_view,
                                                   "is_owner": True})
 
