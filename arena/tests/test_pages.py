@@ -38,6 +38,15 @@ def test_home_has_the_navigation_and_htmx(client: Client):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/", "/battle/", "/panel/", "/leaderboard/"])
+def test_no_template_comment_reaches_a_page(client: Client, path: str):
+    """Django's {# #} is one line only; a longer one is printed on the page as text."""
+    html = client.get(path).content.decode()
+    assert "{#" not in html and "#}" not in html
+    assert 'name="htmx-config" content=\'{"defaultSettleDelay": 0}\'' in html
+
+
+@pytest.mark.django_db
 def test_unknown_page_is_a_friendly_404_and_unknown_api_is_json(client: Client, settings):
     settings.DEBUG = False
     page = client.get("/no-such-page/")
