@@ -16,6 +16,7 @@ from arena.contests.leaks import leaked_identity
 from arena.contests.voting import vote_once, vote_outcome
 from arena.errors import RuleError
 from arena.inputs import clean_text
+from arena.llm import estimate_tokens
 from arena.llm.context import BYTES_PER_TOKEN, estimate_input_tokens, fits, input_budget
 from arena.ratelimit import provider_budget
 from arena.steps import StepStatus, failed_for_good, step_enqueue
@@ -225,15 +226,23 @@ def battle_stop(*, battle: Battle) -> Turn:
                       if r.status in (StepStatus.PENDING, StepStatus.RUNNING)]
         if not unfinished:
             raise RuleError(NOTHING_TO_STOP, status=409)
+        now = timezone.now()
         for response in unfinished:
+            was_running = response.status == StepStatus.RUNNING
             response.text = stop_stream_sync(str(response.id))
             response.status = StepStatus.DONE
             response.stopped = True
             response.error = ""
+            # What it cost so far: written since its claim (which set updated_at), in tokens
+            # estimated from the text (the provider reports usage only at the end).
+            if was_running:
+                response.latency_ms = int((now - response.updated_at).total_seconds() * 1000)
+            response.output_tokens = estimate_tokens(response.text) if response.text else 0
             response.lease_expires_at = None
             response.generation += 1
-            response.save(update_fields=["text", "status", "stopped", "error",
-                                         "lease_expires_at", "generation", "updated_at"])
+            response.save(update_fields=["text", "status", "stopped", "error", "latency_ms",
+                                         "output_tokens", "lease_expires_at", "generation",
+                                         "updated_at"])
             transaction.on_commit(lambda r=response: announce_stopped(battle, r))
         _touch(battle)
     logger.info("battle %s: %d answers stopped", battle.id, len(unfinished))

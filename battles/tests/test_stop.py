@@ -74,6 +74,9 @@ def test_stop_keeps_what_was_written_and_the_worker_hangs_up(celery_worker, slow
     assert all(sent < 200 for _, sent in fake_openai.abandoned)
     saved = {str(r.id): r for r in Response.objects.filter(turn=turn)}
     assert all(r.status == StepStatus.DONE and r.stopped for r in saved.values())
+    # What each cost until the stop: time since its claim, tokens estimated from its text.
+    assert all(r.latency_ms and r.latency_ms > 0 and r.output_tokens > 0
+               for r in saved.values())
     assert sorted(r.text for r in saved.values()) == sorted(s["text"] for s in body["responses"])
     # The battle goes on: the person can vote on what was written.
     voted = client.post(f"/api/battles/{battle.id}/vote", {"vote": "tie"},
@@ -123,6 +126,7 @@ def test_a_battle_not_yet_started_stops_with_no_text_and_its_job_does_nothing(
     for response in Response.objects.filter(turn=turn):
         assert (response.status, response.stopped, response.text) == (StepStatus.DONE, True, "")
         assert response.generation == 1
+        assert (response.latency_ms, response.output_tokens) == (None, 0)  # never started
         response_generate(response_id=str(response.pk), generation=0)  # the queued job wakes
         response.refresh_from_db()
         assert response.status == StepStatus.DONE and response.text == ""
