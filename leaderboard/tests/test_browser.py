@@ -109,3 +109,19 @@ def _fill(page, selector: str) -> str:
 def _brightness(rgb: str) -> float:
     r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
     return 0.299 * r + 0.587 * g + 0.114 * b
+
+
+@pytest.mark.browser
+def test_the_leaderboard_fits_a_phone_screen(rated_board, live_server):
+    """The plot cards once asked for 26rem each and pushed a 390 px page sideways."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+            page.goto(f"{live_server.url}/leaderboard/")
+            assert page.locator('svg[data-plot="ci"]').count() == 1
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, width
+        finally:
+            browser.close()
