@@ -117,3 +117,16 @@ def test_the_live_render_follows_the_server_policy(chromium, asgi_live_server, m
                     assert not value.strip().lower().startswith("javascript:"), (side, text)
             live_tags = set(found["live"]["tags"]) - {"span"}  # highlight.js's token spans
             assert live_tags == set(found["server"]["tags"]), (text, found)
+
+
+def test_every_page_fits_a_phone_screen(chromium, asgi_live_server, monkeypatch):
+    """Nothing pushes a 390 px page sideways (each page is also shot for a look)."""
+    with browser_page(chromium, asgi_live_server, monkeypatch, is_mobile=True, has_touch=True,
+                      viewport={"width": 390, "height": 844}) as page:
+        widths = {}
+        for path in ("/", "/battle/", "/panel/", "/leaderboard/", "/debates/", "/voice/"):
+            page.goto(path)
+            widths[path] = page.evaluate("document.documentElement.scrollWidth")
+            page.screenshot(path=f"/tmp/phone{path.replace('/', '-') or '-home'}.png",
+                            full_page=True)
+        assert all(width <= 390 for width in widths.values()), widths
