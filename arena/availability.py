@@ -133,7 +133,15 @@ def models_availability(models: list[AIModel], *, ping: bool = True) -> dict[str
 # requests each probing, each with an HTTP client of its own, cost more than the battles).
 _in_flight: dict[str, threading.Lock] = {}
 _in_flight_guard = threading.Lock()
-_probe_client = httpx.Client(timeout=httpx.Timeout(3.0, connect=1.5))
+_probe_client: httpx.Client | None = None  # made on first use (its TLS setup costs ~30 ms)
+
+
+def _client() -> httpx.Client:
+    global _probe_client
+    with _in_flight_guard:
+        if _probe_client is None:
+            _probe_client = httpx.Client(timeout=httpx.Timeout(3.0, connect=1.5))
+        return _probe_client
 
 
 def _single_flight(key: str) -> threading.Lock:
@@ -161,7 +169,7 @@ def endpoint_probe(base_url: str, *, kind: str, fresh: bool = False) -> tuple[bo
 
     def probe() -> list:
         try:
-            _probe_client.get(url)
+            _client().get(url)
             return [True, READY]
         except httpx.TimeoutException:
             return [False, "no answer within 3 s"]

@@ -10,7 +10,8 @@ Example::
     )
 """
 
-from arena.llm.client import complete_chat, stream_chat
+from importlib import import_module
+
 from arena.llm.errors import (
     LLMAuthError,
     LLMConfigError,
@@ -24,14 +25,29 @@ from arena.llm.errors import (
     LLMTimeout,
     scrub,
 )
-from arena.llm.structured import (
-    LLMSchemaViolation,
-    StructuredCompletion,
-    complete_json,
-    extract_json_object,
-    schema_problem,
-)
 from arena.llm.types import ChatMessage, Completion, JsonOutput, ModelEndpoint, estimate_tokens
+
+# The calls load the provider SDKs (openai, anthropic: about 2 s of imports), so they load
+# on first use: a process that only reads the model registry (a page, ``manage.py rate``)
+# never pays for them.
+_LAZY = {
+    "complete_chat": "arena.llm.client",
+    "stream_chat": "arena.llm.client",
+    "LLMSchemaViolation": "arena.llm.structured",
+    "StructuredCompletion": "arena.llm.structured",
+    "complete_json": "arena.llm.structured",
+    "extract_json_object": "arena.llm.structured",
+    "schema_problem": "arena.llm.structured",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'arena.llm' has no attribute {name!r}")
+
 
 __all__ = [
     "ChatMessage",

@@ -27,6 +27,9 @@ from leaderboard.ratings import (
 
 class Command(BaseCommand):
     help = "Rate a votes file (model_a, model_b, winner; .csv or .csv.gz) and print the board."
+    # It reads a file and prints: no database, URLs or models to check (the checks import
+    # every URL module and cost most of the command's time).
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--input", required=True, metavar="FILE")
