@@ -7,7 +7,7 @@ from django.http import HttpRequest
 from ninja import NinjaAPI, Router, Schema
 from ninja.errors import ValidationError
 
-from arena.errors import RuleError, api_rule_error, errors
+from arena.errors import RuleError, api_rule_error
 from arena.modes import modes
 
 api = NinjaAPI(title="Arena API", version="1.0", urls_namespace="api")
@@ -52,36 +52,6 @@ def list_models(request: HttpRequest):
             {"model_id": m.slug, "name": m.name, "provider": m.provider, "status": m.status}
             for m in model_list_available()
         ]
-    }
-
-
-class ModelDetailOut(ModelOut):
-    organization: str
-    license: str
-    is_local: bool
-    available: bool  # can battle now (running locally, or its key is set)
-    context_tokens: int | None
-    max_tokens: int
-    input_price_per_million: float
-    output_price_per_million: float
-
-
-@models_router.get("/models/{model_id}", response={200: ModelDetailOut, **errors(404)})
-def get_model(request: HttpRequest, model_id: str):
-    """One model of the registry, available now or not (seed 001)."""
-    from arena.selectors import model_with_availability
-
-    found = model_with_availability(model_id)
-    if found is None:
-        raise RuleError("Model not found.", status=404)
-    model, availability = found
-    return {
-        "model_id": model.slug, "name": model.name, "provider": model.provider,
-        "status": model.status, "organization": model.organization, "license": model.license,
-        "is_local": model.is_local, "available": availability.available,
-        "context_tokens": model.context_tokens, "max_tokens": model.max_tokens,
-        "input_price_per_million": float(model.input_price_per_million),
-        "output_price_per_million": float(model.output_price_per_million),
     }
 
 

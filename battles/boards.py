@@ -7,14 +7,19 @@ over the pair (model a, model b) with a count per result.
 
 from __future__ import annotations
 
+from django.db.models import Q
+
 from battles.models import Battle, Vote
 from battles.signals import vote_recorded
 from leaderboard.boards import (
     Board,
+    Recent,
     grouped_outcomes,
     ordered_outcomes,
+    outcome_for,
     period_outcomes,
     register_board,
+    subject_grouped_outcomes,
 )
 
 PAIR = {"model_a": "battle__model_a_id", "model_b": "battle__model_b_id"}
@@ -58,6 +63,21 @@ def text_export_rows():
         yield dict(zip(EXPORT_COLUMNS, row, strict=True))
 
 
+def text_subject_outcomes(subject: str):
+    return subject_grouped_outcomes(_counted(), subject, **PAIR)
+
+
+def text_recent(subject: str, limit: int):
+    """The model's latest voted battles (a battle is public once voted; demos left out)."""
+    votes = (Vote.objects.filter(battle__is_demo=False)
+             .filter(Q(battle__model_a_id=subject) | Q(battle__model_b_id=subject))
+             .order_by("-created_at")
+             .values_list("battle_id", "battle__title", "created_at", "battle__model_a_id",
+                          "winner")[:limit])
+    for battle_id, title, when, model_a, winner in votes:
+        yield Recent(title, f"/battle/{battle_id}/", when, outcome_for(subject, model_a, winner))
+
+
 def text_counts() -> dict[str, int]:
     """All battles and votes, counted or not (uncounted votes are few: indexed)."""
     return {"battles": Battle.objects.count(),
@@ -86,6 +106,8 @@ TEXT_BOARD = register_board(
         period_outcomes=text_period_outcomes,
         export_rows=text_export_rows,
         counts=text_counts,
+        subject_outcomes=text_subject_outcomes,
+        recent=text_recent,
         signal=vote_recorded,
         outcome_from_signal=outcome_from_vote,
         order=10,

@@ -17,8 +17,10 @@ from pydantic import BaseModel
 from arena.errors import RuleError, errors
 from leaderboard import selectors
 from leaderboard.boards import UnknownBoard
+from leaderboard.model_api import router as model_router
 
 router = Router(tags=["leaderboard"])
+router.add_router("", model_router)  # GET /api/models/{id}: a model's page as JSON
 
 STAFF_ONLY = "Only staff can run the rating by hand."
 CSRF_FAILED = "CSRF check failed: send the X-CSRFToken header with this session's token."

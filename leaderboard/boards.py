@@ -22,6 +22,10 @@ A board's functions return plain rows, never model instances:
   the counted outcomes it already has).
 * ``subjects(keys)`` — optional: display data per subject; by default subjects are
   :class:`arena.models.AIModel` slugs.
+* ``subject_outcomes(subject)`` — optional: the ``outcomes()`` rows of one subject only
+  (a model's page); without it they are picked from ``outcomes()``.
+* ``recent(subject, limit)`` — optional: :class:`Recent` items, newest first, that anyone
+  may open (a voted battle, never one still blind), for the subject's page.
 * ``signal`` + ``outcome_from_signal(**kwargs)`` — optional: a Django signal sent when
   an outcome is committed and a function turning its kwargs into ``(subject_a,
   subject_b, winner, created_at)`` (or ``None`` when the outcome does not count). The
@@ -35,7 +39,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.dispatch import Signal
 
@@ -62,6 +66,15 @@ class Subject:
     deprecated: bool = False
 
 
+class Recent(NamedTuple):
+    """One public item a subject took part in, as its page lists it."""
+
+    title: str
+    url: str
+    when: datetime
+    result: str  # "won", "lost", "tie" or "both bad", from the subject's side
+
+
 @dataclass(frozen=True)
 class Board:
     name: str
@@ -74,6 +87,8 @@ class Board:
     export_rows: Callable[[], Iterable[Mapping[str, Any]]] | None = None
     counts: Callable[[], Mapping[str, int]] | None = None
     subjects: Callable[[list[str]], Mapping[str, Subject]] | None = None
+    subject_outcomes: Callable[[str], Iterable[OutcomeRow]] | None = None
+    recent: Callable[[str, int], Iterable[Recent]] | None = None
     signal: Signal | None = None
     outcome_from_signal: Callable[..., OrderedRow | None] | None = None
     order: int = 100  # tab order on the page, lowest first
@@ -111,6 +126,22 @@ def grouped_outcomes(queryset, *, model_a: str, model_b: str) -> Iterable[Outcom
         for winner, n in zip(WINNERS, counts, strict=True):
             if n:
                 yield subject_a, subject_b, winner, n
+
+
+def subject_grouped_outcomes(queryset, subject: str, *, model_a: str,
+                             model_b: str) -> Iterable[OutcomeRow]:
+    """:func:`grouped_outcomes` of the rows where ``subject`` is either side."""
+    from django.db.models import Q
+
+    mine = queryset.filter(Q(**{model_a: subject}) | Q(**{model_b: subject}))
+    return grouped_outcomes(mine, model_a=model_a, model_b=model_b)
+
+
+def outcome_for(subject: str, subject_a: str, winner: str) -> str:
+    """An outcome as ``subject`` lived it: "won", "lost", "tie" or "both bad"."""
+    if winner in ("tie", "both_bad"):
+        return winner.replace("_", " ")
+    return "won" if (winner == "model_a") == (subject == subject_a) else "lost"
 
 
 def ordered_outcomes(queryset, *, model_a: str, model_b: str, since=None):

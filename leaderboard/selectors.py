@@ -108,6 +108,11 @@ class BoardPage:
     entries: dict[str, SnapshotEntry] = field(default_factory=dict)  # all, by subject
 
     @property
+    def links_models(self) -> bool:
+        """Its subjects are models of the registry, each with a page."""
+        return self.board.subjects is None
+
+    @property
     def method_label(self) -> str:
         if not self.snapshot:
             return ""

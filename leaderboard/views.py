@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -95,3 +95,13 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
     if target == "lb-board":
         return render(request, f"{TEMPLATE}#board", context)
     return render(request, TEMPLATE, context)
+
+
+@require_GET
+def model_page(request: HttpRequest, model_id: str) -> HttpResponse:
+    from leaderboard.model_pages import model_page as model_page_data
+
+    page = model_page_data(model_id=model_id)
+    if page is None:
+        raise Http404("no such model")
+    return render(request, "leaderboard/model.html", {"page": page})

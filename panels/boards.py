@@ -16,6 +16,7 @@ from leaderboard.boards import (
     ordered_outcomes,
     period_outcomes,
     register_board,
+    subject_grouped_outcomes,
 )
 from panels.models import Panel, PanelOutcome, PanelStatus
 from panels.signals import panel_outcome_recorded
@@ -33,6 +34,10 @@ def _counted():
 def panel_outcomes():
     """``(model_a, model_b, winner, count)`` rows from one ``GROUP BY`` over the pair."""
     return grouped_outcomes(_counted(), **PAIR)
+
+
+def panel_subject_outcomes(subject: str):
+    return subject_grouped_outcomes(_counted(), subject, **PAIR)
 
 
 def panel_ordered_outcomes(since=None):
@@ -87,6 +92,7 @@ PANEL_BOARD = register_board(
         period_outcomes=panel_period_outcomes,
         export_rows=panel_export_rows,
         counts=panel_counts,
+        subject_outcomes=panel_subject_outcomes,
         signal=panel_outcome_recorded,
         outcome_from_signal=outcome_from_signal,
         order=20,

@@ -7,6 +7,8 @@ formatting spends ~1 ms. Every value is escaped.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -17,16 +19,20 @@ _BADGE = ' <span class="badge">deprecated</span>'
 
 
 @register.simple_tag
-def leaderboard_rows(rows, *, provisional: bool = False) -> SafeString:
+def leaderboard_rows(rows, *, provisional: bool = False, link: bool = False) -> SafeString:
+    """The rows; with ``link``, each model's name links to its page (``/models/<id>/``)."""
     out = []
     for row in rows:
         e = row.e
         badge = _BADGE if e.deprecated else ""
         cls = ' class="deprecated"' if e.deprecated else ""
         rank = "" if provisional else f'<td class="num">{row.rank}</td>'
+        name = escape(e.name)
+        if link:
+            name = f'<a href="/models/{quote(e.subject, safe="")}/">{name}</a>'
         out.append(
             f'<tr data-model="{escape(e.subject)}"{cls}>{rank}'
-            f'<td class="lb-model">{escape(e.name)}{badge}</td>'
+            f'<td class="lb-model">{name}{badge}</td>'
             f'<td class="num lb-score">{row.rating_display}</td>'
             f'<td class="num lb-ci">{row.ci_display}</td>'
             f'<td class="num">{row.elo_display}</td>'

@@ -125,3 +125,27 @@ def test_the_leaderboard_fits_a_phone_screen(rated_board, live_server):
             assert width <= 390, width
         finally:
             browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_board_row_opens_the_models_page(rated_board, live_server, width):
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900},
+                                    is_mobile=width < 500)
+            page.goto(f"{live_server.url}/leaderboard/")
+            page.locator('[data-testid="leaderboard-table"] tr[data-model="alpha"] a').click()
+            page.wait_for_url(re.compile(r"/models/alpha/$"))
+            card = page.get_by_test_id("model-card")
+            assert "Alpha" in card.inner_text()
+            assert page.locator('[data-testid="standings"] tr[data-board="text"]').count() == 1
+            beta = page.locator('[data-testid="opponents-text"] tr[data-opponent="beta"]')
+            assert beta.locator("td").first.inner_text() == "15"  # 12 + 3 votes against beta
+            assert page.get_by_test_id("recent").locator("li").count() == 10
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            page.screenshot(path=f"/tmp/model-page-{width}.png", full_page=True)
+        finally:
+            browser.close()

@@ -1,0 +1,93 @@
+"""What a model's page (``/models/<id>/``) and ``GET /api/models/{id}`` show: the model's
+card, its standing on every board, its record against each opponent, its public battles.
+
+Reads only: snapshots for the ratings (no fitting here), one ``GROUP BY`` over the model's
+own outcomes per board for its record, and each board's ``recent`` for the battles.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from arena.models import AIModel
+from leaderboard.boards import Board, Recent, board_subjects, boards, outcome_for
+from leaderboard.models import SnapshotEntry
+from leaderboard.selectors import online_elo_map, snapshot_latest
+
+RECENT_LIMIT = 10
+
+
+@dataclass
+class Opponent:
+    subject: str
+    name: str
+    won: int = 0
+    lost: int = 0
+    tie: int = 0
+    both_bad: int = 0
+
+    @property
+    def votes(self) -> int:
+        return self.won + self.lost + self.tie + self.both_bad
+
+    @property
+    def win_rate(self) -> float:
+        """Wins over every vote against this opponent (ties and both-bad count as votes)."""
+        return self.won / self.votes if self.votes else 0.0
+
+
+@dataclass
+class Standing:
+    """The model on one board: its latest snapshot entry (None: not rated there yet)."""
+
+    board: Board
+    entry: SnapshotEntry | None
+    elo: float | None
+    opponents: list[Opponent] = field(default_factory=list)
+
+
+@dataclass
+class ModelPage:
+    model: AIModel
+    available: bool
+    standings: list[Standing]
+    recent: list[Recent]
+
+
+def model_page(*, model_id: str) -> ModelPage | None:
+    """Everything the page shows of one model of the registry; None for an unknown id."""
+    from arena.selectors import model_with_availability
+
+    found = model_with_availability(model_id)
+    if found is None:
+        return None
+    model, availability = found
+    standings = [_standing(board, model.slug) for board in boards()
+                 if board.subjects is None]  # boards whose subjects are registry models
+    recent: list[Recent] = []
+    for board in boards():
+        if board.recent is not None:
+            recent.extend(board.recent(model.slug, RECENT_LIMIT))
+    recent.sort(key=lambda item: item.when, reverse=True)
+    return ModelPage(model, availability.available, standings, recent[:RECENT_LIMIT])
+
+
+def _standing(board: Board, subject: str) -> Standing:
+    snapshot = snapshot_latest(board=board.name)
+    entry = snapshot.entries.filter(subject=subject).first() if snapshot else None
+    return Standing(board, entry, online_elo_map(board=board.name).get(subject),
+                    _opponents(board, subject))
+
+
+def _opponents(board: Board, subject: str) -> list[Opponent]:
+    """The model's record against each opponent on ``board``, most-played first."""
+    rows = (board.subject_outcomes(subject) if board.subject_outcomes is not None
+            else (r for r in board.outcomes() if subject in r[:2]))
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for subject_a, subject_b, winner, n in rows:
+        other = subject_b if subject_a == subject else subject_a
+        counts[other][outcome_for(subject, subject_a, winner).replace(" ", "_")] += n
+    names = board_subjects(board, list(counts))
+    opponents = [Opponent(key, names[key].name, **tally) for key, tally in counts.items()]
+    return sorted(opponents, key=lambda o: (-o.votes, o.name))
