@@ -322,8 +322,9 @@ CELERY_BEAT_SCHEDULE["arena-steps-requeue-stale"] = {
 ARENA_PROMPT_MAX_CHARS = env_int("ARENA_PROMPT_MAX_CHARS", 30_000, minimum=1)
 # "uniform" (seed 000) or "fewer_votes" (favour models with fewer votes).
 ARENA_BATTLE_SELECTION = env_str("ARENA_BATTLE_SELECTION", "uniform")
-if ARENA_BATTLE_SELECTION not in {"uniform", "fewer_votes"}:
-    raise ImproperlyConfigured("ARENA_BATTLE_SELECTION must be uniform or fewer_votes")
+if ARENA_BATTLE_SELECTION not in {"uniform", "fewer_votes", "informative"}:
+    raise ImproperlyConfigured(
+        "ARENA_BATTLE_SELECTION must be uniform, fewer_votes or informative")
 ARENA_BATTLES_PER_MINUTE = env_int("ARENA_BATTLES_PER_MINUTE", 20, minimum=0)
 # How long the JSON API waits for both answers before it gives up (the battle is kept).
 ARENA_API_WAIT_SECONDS = env_float("ARENA_API_WAIT_SECONDS", 180.0)

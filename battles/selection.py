@@ -5,10 +5,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+import numpy as np
 from django.conf import settings
 from django.db.models import Count, Q
 
 from arena.models import AIModel
+from battles.boards import TEXT_BOARD
+from leaderboard.estimates import board_estimates
+from leaderboard.ratings.pairing import draw_pair, fewer_votes_pairs, informative_pairs
 
 
 def select_models_for_battle(
@@ -17,11 +21,12 @@ def select_models_for_battle(
     strategy: str | None = None,
     rng: random.Random | None = None,
 ) -> tuple[AIModel, AIModel]:
-    """Two different models from ``candidates``.
+    """Two different models from ``candidates``, in random order.
 
-    ``uniform`` (seed 000): every pair equally likely. ``fewer_votes``: each model
-    is drawn with weight 1/sqrt(1 + its votes), so new models catch up.
-    The caller guarantees at least two candidates.
+    ``uniform`` (seed 000): every pair equally likely. ``fewer_votes``: each model drawn
+    with weight 1/sqrt(1 + its votes), so new models catch up. ``informative``: pairs where
+    a vote teaches the text board the most, with a floor and a cap (see
+    :mod:`leaderboard.ratings.pairing`). The caller guarantees at least two candidates.
     """
     rng = rng or random.SystemRandom()
     strategy = strategy or settings.ARENA_BATTLE_SELECTION
@@ -31,12 +36,16 @@ def select_models_for_battle(
     if strategy == "uniform":
         first, second = rng.sample(pool, 2)
         return first, second
-    votes = _vote_counts([m.slug for m in pool])
-    weights = [1.0 / (1.0 + votes.get(m.slug, 0)) ** 0.5 for m in pool]
-    first = rng.choices(pool, weights=weights, k=1)[0]
-    rest = [(m, w) for m, w in zip(pool, weights, strict=True) if m.slug != first.slug]
-    second = rng.choices([m for m, _ in rest], weights=[w for _, w in rest], k=1)[0]
-    return first, second
+    slugs = [m.slug for m in pool]
+    if strategy == "informative":
+        estimates = board_estimates(board=TEXT_BOARD.name, subjects=slugs)
+        probs = informative_pairs(np.array([estimates[s][0] for s in slugs]),
+                                  np.array([estimates[s][1] for s in slugs]))
+    else:
+        votes = _vote_counts(slugs)
+        probs = fewer_votes_pairs(np.array([votes[s] for s in slugs]))
+    i, j = draw_pair(probs, np.random.default_rng(rng.getrandbits(64)))
+    return (pool[i], pool[j]) if rng.random() < 0.5 else (pool[j], pool[i])
 
 
 def _vote_counts(slugs: list[str]) -> dict[str, int]:

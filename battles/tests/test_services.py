@@ -258,3 +258,24 @@ class TestWorkerDeath:
         response_generate(response_id=str(response.id), generation=1)
         response.refresh_from_db()
         assert response.text == "answer a1"
+
+
+@pytest.mark.django_db
+def test_informative_selection_pairs_the_models_the_board_knows_least_about(settings):
+    """Two well-measured models far apart, two close and barely rated: the close pair wins."""
+    from arena.models import AIModel
+    from leaderboard import services as leaderboard_services
+    from leaderboard.models import RunTrigger
+    from leaderboard.tests.factories import make_votes
+
+    make_votes([("strong", "weak", "model_a", 300), ("weak", "strong", "model_a", 10),
+                ("new-a", "strong", "model_b", 3), ("new-b", "weak", "model_a", 3)])
+    leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
+    models = list(AIModel.objects.filter(slug__in=["strong", "weak", "new-a", "new-b"]))
+    rng = random.Random(5)
+    pairs = [frozenset(m.slug for m in select_models_for_battle(models, strategy="informative",
+                                                               rng=rng))
+             for _ in range(400)]
+    counts = {pair: pairs.count(pair) for pair in set(pairs)}
+    assert max(counts, key=counts.get) == frozenset({"new-a", "new-b"})
+    assert counts.get(frozenset({"strong", "weak"}), 0) > 0  # the floor keeps every pair
