@@ -97,12 +97,19 @@ def _decode(raw: bytes, label: str) -> str:
     raise _fail(label, row, f"not {kind} file (bytes that are not UTF-8 text)")
 
 
-def read_votes(path: str | os.PathLike[str], *, skip_self_matches: bool = False) -> Votes:
+_TRUE = frozenset({"true", "1", "yes", "t", "y"})
+_FALSE = frozenset({"false", "0", "no", "f", "n", ""})
+
+
+def read_votes(path: str | os.PathLike[str], *, skip_self_matches: bool = False,
+               category: str | None = None) -> Votes:
     """Read a ``.csv`` or ``.csv.gz`` votes file; model names come back sorted.
 
     A row whose ``model_a`` equals ``model_b`` is an error unless ``skip_self_matches``
     is true, in which case such rows are dropped (the shared 140k release has 10 of them;
-    they carry no information for any rating engine).
+    they carry no information for any rating engine). With ``category``, only the rows
+    whose column of that name is true (``True``/``1``/``yes``) are kept, as LMArena's
+    category boards do; the column must exist.
     """
     path = Path(path)
     label = path.name
@@ -116,7 +123,13 @@ def read_votes(path: str | os.PathLike[str], *, skip_self_matches: bool = False)
             if column not in header:
                 found = _short(", ".join(header), 120)
                 raise _fail(label, 1, f"missing column {column!r} (header has: {found})")
-        cols = [header.index(column) for column in REQUIRED_COLUMNS]
+        names = list(REQUIRED_COLUMNS)
+        if category is not None:
+            if category not in header:
+                found = _short(", ".join(header), 120)
+                raise _fail(label, 1, f"no category column {category!r} (header has: {found})")
+            names.append(category)
+        cols = [header.index(column) for column in names]
         try:
             # Fast path: every record has the columns (streamed, so no list of records).
             flat = list(chain.from_iterable(map(itemgetter(*cols), reader)))
@@ -124,14 +137,36 @@ def read_votes(path: str | os.PathLike[str], *, skip_self_matches: bool = False)
         except IndexError:  # a blank or short record: redo carefully, with row numbers
             reader = csv.reader(io.StringIO(text, newline=""))
             next(reader)
-            flat, row_of, problems = _read_carefully(reader, cols)
+            flat, row_of, problems = _read_carefully(reader, cols, names)
     except csv.Error as exc:
         raise _fail(label, reader.line_num, f"not a valid CSV file ({exc})") from None
+    if category is not None:
+        flat, row_of = _in_category(flat, row_of, problems, label=label, category=category)
     return _parse_columns(flat, row_of, problems, label=label, skip_self_matches=skip_self_matches)
 
 
+def _in_category(flat: list[str], row_of: list[int] | None, problems: list,
+                 *, label: str, category: str) -> tuple[list[str], list[int]]:
+    """Keep the (model_a, model_b, winner) of the records whose category value is true."""
+    if problems:  # a short record: report it as it is
+        i, message = min(problems)
+        raise _fail(label, row_of[i], message)
+    rows = row_of or list(range(2, len(flat) // 4 + 2))
+    kept: list[str] = []
+    kept_rows: list[int] = []
+    for k, value in enumerate(flat[3::4]):
+        flag = value.strip().lower()
+        if flag in _TRUE:
+            kept.extend(flat[4 * k:4 * k + 3])
+            kept_rows.append(rows[k])
+        elif flag not in _FALSE:
+            raise _fail(label, rows[k], f"column {category!r} must be true or false, "
+                                        f"not {_short(value)}")
+    return kept, kept_rows
+
+
 def _read_carefully(
-    reader: Iterator[list[str]], cols: list[int]
+    reader: Iterator[list[str]], cols: list[int], names: list[str]
 ) -> tuple[list[str], list[int], list[tuple[int, str]]]:
     """Skip blank records, stop at the first short one; keep each record's row number."""
     getter = itemgetter(*cols)
@@ -142,7 +177,7 @@ def _read_carefully(
             continue
         if len(record) <= max(cols):
             row_of.append(row)
-            pairs = zip(REQUIRED_COLUMNS, cols, strict=True)
+            pairs = zip(names, cols, strict=True)
             missing = next(name for name, k in pairs if k >= len(record))
             problem = f"missing value for column {missing!r} ({len(record)} fields)"
             return flat, row_of, [(len(row_of) - 1, problem)]

@@ -138,3 +138,19 @@ def test_recompute_ratings_one_board_with_bootstrap():
 def test_recompute_ratings_rejects_an_unknown_board():
     with pytest.raises(CommandError, match="Unknown board 'nope'"):
         call_command("recompute_ratings", "--board", "nope", stdout=io.StringIO())
+
+
+def test_rate_a_category_fits_only_its_votes(tmp_path):
+    rows = [(*v, "True" if i % 2 else "False") for i, v in enumerate(VOTES)]
+    path = write_csv(tmp_path / "votes.csv", rows, header=("model_a", "model_b", "winner",
+                                                           "math"))
+    subset = write_csv(tmp_path / "subset.csv", [r[:3] for r in rows if r[3] == "True"])
+    by_category = json.loads(rate("--input", str(path), "--category", "math", "--ci",
+                                  "sandwich", "--format", "json"))
+    by_subset = json.loads(rate("--input", str(subset), "--ci", "sandwich", "--format", "json"))
+    assert by_category == by_subset
+    assert sum(r["votes"] for r in by_category) == 2 * len(VOTES[1::2])
+    table = rate("--input", str(path), "--category", "math", "--ci", "sandwich")
+    assert "in category math" in table.splitlines()[0]
+    with pytest.raises(CommandError, match="no category column 'coding'"):
+        rate("--input", str(path), "--category", "coding")

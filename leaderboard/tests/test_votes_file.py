@@ -180,3 +180,44 @@ def test_real_file() -> None:
     assert len(votes.a_idx) == 135_624
     assert votes.models == sorted(votes.models)
     assert np.all(votes.a_idx != votes.b_idx)
+
+
+CATEGORIES = """model_a,model_b,winner,math
+alpha,beta,model_a,True
+beta,gamma,model_b,False
+gamma,alpha,tie,1
+
+alpha,gamma,model_b,
+"""
+
+
+def test_a_category_keeps_only_its_rows(tmp_path: Path) -> None:
+    votes = read_votes(write(tmp_path, CATEGORIES), category="math")
+    assert votes.models == ["alpha", "beta", "gamma"]
+    assert list(zip(votes.a_idx, votes.b_idx, votes.outcome, strict=True)) == [
+        (0, 1, A_WINS), (2, 0, TIE)]
+
+
+def test_a_category_must_be_a_column_of_true_or_false(tmp_path: Path) -> None:
+    with pytest.raises(VotesFileError, match=r"row 1: no category column 'coding'"):
+        read_votes(write(tmp_path, CATEGORIES), category="coding")
+    bad = CATEGORIES.replace("False", "maybe")
+    with pytest.raises(VotesFileError, match=r"row 3: column 'math' must be true or false"):
+        read_votes(write(tmp_path, bad), category="math")
+
+
+def test_a_category_of_the_real_file_is_its_subset(tmp_path: Path) -> None:
+    """The math board is the fit of exactly the rows tagged math, read independently."""
+    import csv
+
+    path = real_votes_path()
+    votes = read_votes(path, skip_self_matches=True, category="math")
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle)
+                if r["math"] == "True" and r["model_a"] != r["model_b"]]
+    assert len(votes.a_idx) == len(rows) == 10_892
+    names = sorted({r["model_a"] for r in rows} | {r["model_b"] for r in rows})
+    assert votes.models == names
+    first = rows[0]
+    assert (votes.models[votes.a_idx[0]], votes.models[votes.b_idx[0]]) == (
+        first["model_a"], first["model_b"])

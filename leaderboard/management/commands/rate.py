@@ -1,7 +1,8 @@
 """Rate an external file of votes, like FastChat's offline analysis (no database needed).
 
 The file is a CSV (or gzipped CSV) with the columns model_a, model_b, winner — the format
-of shared/data and of ``export_votes``. ``--format json`` prints a list of
+of shared/data and of ``export_votes``; ``--category NAME`` rates the rows whose column NAME
+is true. ``--format json`` prints a list of
 ``{"model", "rating", "ci_lower", "ci_upper", "votes", "rank_ub"}``, best first.
 """
 
@@ -45,6 +46,9 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0, help="Bootstrap seed (default 0).")
         parser.add_argument("--period", type=int, default=1000, metavar="N",
                             help="Glicko-2: votes per rating period, in file order.")
+        parser.add_argument("--category", metavar="NAME",
+                            help="Rate only the votes whose column NAME is true (e.g. math, "
+                                 "hard_prompt in the shared release), as a category board.")
         parser.add_argument("--strict", action="store_true",
                             help="Treat a row whose two models are the same as an error "
                                  "(by default such rows are skipped).")
@@ -56,7 +60,9 @@ class Command(BaseCommand):
         if opts["bootstrap"] < 0 or opts["period"] < 1:
             raise CommandError("--bootstrap must be >= 0 and --period >= 1")
         try:
-            votes = read_votes(path, skip_self_matches=not opts["strict"])
+            self.category = opts["category"]
+            votes = read_votes(path, skip_self_matches=not opts["strict"],
+                               category=opts["category"])
         except VotesFileError as exc:
             raise CommandError(str(exc)) from None
         if votes.a_idx.size == 0:
@@ -119,7 +125,9 @@ class Command(BaseCommand):
         width = max(len("Model"), *(len(r["model"]) for r in rows))
         label = {"bt": "Bradley–Terry", "elo": "Elo", "glicko2": "Glicko-2"}[fit.method]
         ci = f"{fit.ci_method}" + (f", {fit.rounds} rounds" if fit.rounds else "")
-        self.stdout.write(f"{label} ratings ({ci}) from {n_votes} votes, {len(rows)} models")
+        within = f" in category {self.category}" if self.category else ""
+        self.stdout.write(f"{label} ratings ({ci}) from {n_votes} votes{within}, "
+                          f"{len(rows)} models")
         self.stdout.write(f"{'Rank (UB)':>9}  {'Model':<{width}}  {'Rating':>8}  {'95% CI':>13}"
                           f"  {'Votes':>7}")
         for r in rows:
