@@ -31,6 +31,11 @@ from leaderboard.ratings.glicko2 import (
 )
 from leaderboard.ratings.outcomes import BT_LABELS
 from leaderboard.ratings.provisional import shrink_provisional as _shrink
+from leaderboard.ratings.style_control import (
+    STYLE_ELEMENTS,
+    fit_style_controlled,
+    style_features,
+)
 
 CI_METHODS = ("bootstrap", "sandwich")
 Z95 = 1.959963984540054
@@ -183,6 +188,17 @@ def shrink_provisional(fit: Fit, g: Grouped, provisional: np.ndarray) -> Fit:
     rating, lower, upper = _shrink(fit.rating, fit.ci_lower, fit.ci_upper, g.a, g.b, g.code,
                                    g.count, provisional)
     return Fit(rating, lower, upper, fit.method, fit.ci_method, fit.rounds)
+
+
+def fit_bt_style_control(votes, style) -> tuple[Fit, list[tuple[str, float, float, float]]]:
+    """Style-controlled Bradley–Terry of a votes file (sandwich intervals); the fit and the
+    style coefficients as ``(element, value, lower, upper)``."""
+    features = style_features(style.a, style.b)
+    res = fit_style_controlled(votes.a_idx, votes.b_idx, votes.outcome, features,
+                               len(votes.models))
+    coefficients = [(name, float(v), float(lo), float(hi)) for name, v, lo, hi in zip(
+        STYLE_ELEMENTS, res.coefficients, res.coef_lower, res.coef_upper, strict=True)]
+    return Fit(res.ratings, res.ci_lower, res.ci_upper, "bt", "sandwich", 0), coefficients
 
 
 def fit_elo(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import zlib
 from collections.abc import Iterator
@@ -28,8 +29,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .outcomes import N_OUTCOMES, OUTCOME_CODES, OUTCOME_NAMES, check_codes
+from .style_control import STYLE_ELEMENTS
 
 REQUIRED_COLUMNS = ("model_a", "model_b", "winner")
+# Per answer, what style control needs (written by ``export_votes``): tokens_a, tokens_b, …
+STYLE_COLUMNS = tuple(f"{element}_{side}" for element in STYLE_ELEMENTS for side in "ab")
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -44,6 +48,14 @@ class Votes(NamedTuple):
     a_idx: np.ndarray
     b_idx: np.ndarray
     outcome: np.ndarray
+
+
+class Style(NamedTuple):
+    """Both answers' style counts per vote, one column per element of
+    :data:`STYLE_ELEMENTS`, aligned with the :class:`Votes` they came with."""
+
+    a: np.ndarray
+    b: np.ndarray
 
 
 def _fail(label: str, row: int, problem: str) -> VotesFileError:
@@ -111,24 +123,34 @@ def read_votes(path: str | os.PathLike[str], *, skip_self_matches: bool = False,
     whose column of that name is true (``True``/``1``/``yes``) are kept, as LMArena's
     category boards do; the column must exist.
     """
+    return _read(path, skip_self_matches=skip_self_matches, category=category)[0]
+
+
+def read_styled_votes(path: str | os.PathLike[str], *, skip_self_matches: bool = False,
+                      category: str | None = None) -> tuple[Votes, Style]:
+    """:func:`read_votes` and the :data:`STYLE_COLUMNS` of the same votes (style control)."""
+    return _read(path, skip_self_matches=skip_self_matches, category=category, style=True)
+
+
+def _read(path: str | os.PathLike[str], *, skip_self_matches: bool, category: str | None,
+          style: bool = False) -> tuple[Votes, Style | None]:
     path = Path(path)
     label = path.name
     text = _decode(path.read_bytes(), label)
     reader = csv.reader(io.StringIO(text, newline=""))
+    names = [*REQUIRED_COLUMNS, *([category] if category is not None else []),
+             *(STYLE_COLUMNS if style else [])]
     try:
         header = [name.strip() for name in next(reader, [])]
         if not header:
             raise _fail(label, 1, "empty file (expected a header with model_a, model_b, winner)")
-        for column in REQUIRED_COLUMNS:
+        for column in names:
             if column not in header:
                 found = _short(", ".join(header), 120)
-                raise _fail(label, 1, f"missing column {column!r} (header has: {found})")
-        names = list(REQUIRED_COLUMNS)
-        if category is not None:
-            if category not in header:
-                found = _short(", ".join(header), 120)
-                raise _fail(label, 1, f"no category column {category!r} (header has: {found})")
-            names.append(category)
+                kind = ("category column" if column == category
+                        else "style column" if column in STYLE_COLUMNS else "column")
+                what = "missing column" if kind == "column" else f"no {kind}"
+                raise _fail(label, 1, f"{what} {column!r} (header has: {found})")
         cols = [header.index(column) for column in names]
         try:
             # Fast path: every record has the columns (streamed, so no list of records).
@@ -140,29 +162,48 @@ def read_votes(path: str | os.PathLike[str], *, skip_self_matches: bool = False,
             flat, row_of, problems = _read_carefully(reader, cols, names)
     except csv.Error as exc:
         raise _fail(label, reader.line_num, f"not a valid CSV file ({exc})") from None
-    if category is not None:
-        flat, row_of = _in_category(flat, row_of, problems, label=label, category=category)
-    return _parse_columns(flat, row_of, problems, label=label, skip_self_matches=skip_self_matches)
+    width = len(names)
+    columns = {name: flat[j::width] for j, name in enumerate(names)}
+    rows = row_of or list(range(2, len(columns["winner"]) + 2))
+    problems = [(rows[i], message) for i, message in problems]  # by row number from here
+    keep = _category_mask(columns[category], rows, problems, category) if category else None
+    counts = (Style(_style_counts(columns, rows, problems, "a"),
+                    _style_counts(columns, rows, problems, "b")) if style else None)
+    return _parse_columns(columns["model_a"], columns["model_b"], columns["winner"], rows,
+                          problems, label=label, skip_self_matches=skip_self_matches,
+                          keep=keep, style=counts)
 
 
-def _in_category(flat: list[str], row_of: list[int] | None, problems: list,
-                 *, label: str, category: str) -> tuple[list[str], list[int]]:
-    """Keep the (model_a, model_b, winner) of the records whose category value is true."""
-    if problems:  # a short record: report it as it is
-        i, message = min(problems)
-        raise _fail(label, row_of[i], message)
-    rows = row_of or list(range(2, len(flat) // 4 + 2))
-    kept: list[str] = []
-    kept_rows: list[int] = []
-    for k, value in enumerate(flat[3::4]):
+def _category_mask(values: list[str], rows: list[int], problems: list[tuple[int, str]],
+                   category: str) -> np.ndarray:
+    """True for the records whose category value is true; a value that is neither true nor
+    false is a problem of its row."""
+    mask = np.zeros(len(values), dtype=bool)
+    for k, value in enumerate(values):
         flag = value.strip().lower()
         if flag in _TRUE:
-            kept.extend(flat[4 * k:4 * k + 3])
-            kept_rows.append(rows[k])
+            mask[k] = True
         elif flag not in _FALSE:
-            raise _fail(label, rows[k], f"column {category!r} must be true or false, "
-                                        f"not {_short(value)}")
-    return kept, kept_rows
+            problems.append((rows[k], f"column {category!r} must be true or false, "
+                                      f"not {_short(value)}"))
+    return mask
+
+
+def _style_counts(columns: dict[str, list[str]], rows: list[int],
+                  problems: list[tuple[int, str]], side: str) -> np.ndarray:
+    """One side's style counts (records × elements); a count must be a number ≥ 0."""
+    out = np.zeros((len(columns["winner"]), len(STYLE_ELEMENTS)))
+    for j, element in enumerate(STYLE_ELEMENTS):
+        name = f"{element}_{side}"
+        for k, value in enumerate(columns[name]):
+            try:
+                out[k, j] = number = float(value or 0)
+            except ValueError:
+                number = -1.0
+            if not number >= 0 or math.isinf(number):
+                problems.append((rows[k], f"column {name!r} must be a count, "
+                                          f"not {_short(value)}"))
+    return out
 
 
 def _read_carefully(
@@ -194,22 +235,25 @@ def _find(values: list[str], value: str) -> int:
 
 
 def _parse_columns(
-    flat: list[str],  # model_a, model_b, winner of each record, one after the other
-    row_of: list[int] | None,
-    problems: list[tuple[int, str]],  # (record index, message): the earliest is raised
+    names_a: list[str],
+    names_b: list[str],
+    winners: list[str],
+    rows: list[int],  # the row number of each record
+    problems: list[tuple[int, str]],  # (row, message): the earliest is raised
     *,
     label: str,
     skip_self_matches: bool,
-) -> Votes:
-    names_a, names_b, winners = flat[0::3], flat[1::3], flat[2::3]
-
+    keep: np.ndarray | None = None,  # records to keep (a category), all when None
+    style: Style | None = None,
+) -> tuple[Votes, Style | None]:
     codes = {}
     for value in set(winners):
         code = OUTCOME_CODES.get(value, OUTCOME_CODES.get(value.strip().lower(), -1))
         if code < 0:
             expected = ", ".join(OUTCOME_NAMES)
             problems.append(
-                (winners.index(value), f"unknown winner {_short(value)} (expected {expected})")
+                (rows[winners.index(value)],
+                 f"unknown winner {_short(value)} (expected {expected})")
             )
         codes[value] = code
 
@@ -222,7 +266,7 @@ def _parse_columns(
         if not name:
             first = min(_find(names_a, raw), _find(names_b, raw))
             column = "model_a" if names_a[first] == raw else "model_b"
-            problems.append((first, f"empty model name in column {column!r}"))
+            problems.append((rows[first], f"empty model name in column {column!r}"))
 
     n = len(winners)
     a_idx = np.fromiter(map(index.__getitem__, names_a), dtype=np.int64, count=n)
@@ -230,15 +274,22 @@ def _parse_columns(
     same = np.flatnonzero((a_idx == b_idx) & (a_idx >= 0))
     if same.size and not skip_self_matches:
         i = int(same[0])
-        problems.append((i, f"model_a and model_b are the same model ({_short(names_a[i])})"))
+        problems.append((rows[i],
+                         f"model_a and model_b are the same model ({_short(names_a[i])})"))
     if problems:
-        i, message = min(problems)
-        raise _fail(label, i + 2 if row_of is None else row_of[i], message)
+        row, message = min(problems)
+        raise _fail(label, row, message)
     outcome = np.fromiter(map(codes.__getitem__, winners), dtype=np.int64, count=n)
-    if same.size:
-        keep = a_idx != b_idx
-        a_idx, b_idx, outcome = a_idx[keep], b_idx[keep], outcome[keep]
-    return Votes(models, a_idx, b_idx, outcome)
+    if keep is not None or same.size:
+        kept = (a_idx != b_idx) & (keep if keep is not None else True)
+        a_idx, b_idx, outcome = a_idx[kept], b_idx[kept], outcome[kept]
+        if style is not None:
+            style = Style(style[0][kept], style[1][kept])
+    if keep is not None:  # a category board has the models of its own votes only
+        used = np.unique(np.concatenate([a_idx, b_idx]))
+        models = [models[i] for i in used]
+        a_idx, b_idx = np.searchsorted(used, a_idx), np.searchsorted(used, b_idx)
+    return Votes(models, a_idx, b_idx, outcome), style
 
 
 def group_outcomes(

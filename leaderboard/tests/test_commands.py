@@ -154,3 +154,38 @@ def test_rate_a_category_fits_only_its_votes(tmp_path):
     assert "in category math" in table.splitlines()[0]
     with pytest.raises(CommandError, match="no category column 'coding'"):
         rate("--input", str(path), "--category", "coding")
+
+
+def test_rate_with_style_control_on_a_file_with_style_columns(tmp_path):
+    from leaderboard.ratings.style_control import fit_style_controlled, style_features
+    from leaderboard.ratings.votes_file import STYLE_COLUMNS
+    from leaderboard.tests.test_ratings_style_control import LENGTH_BIAS, _simulate
+
+    true, a, b, code, _ = _simulate(2, LENGTH_BIAS)
+    rng = np.random.default_rng(2)
+    names = [f"m{i}" for i in range(true.size)]
+    winners = np.array(["model_a", "model_b", "tie", "both_bad"])[code]
+    tokens = rng.integers(50, 900, size=(a.size, 2))
+    rows = [(names[x], names[y], w, t_a, t_b, 0, 0, 1, 0, 2, 2)
+            for x, y, w, (t_a, t_b) in zip(a, b, winners, tokens, strict=True)]
+    path = write_csv(tmp_path / "styled.csv", rows,
+                     header=("model_a", "model_b", "winner", *STYLE_COLUMNS))
+    out = json.loads(rate("--input", str(path), "--style-control", "--format", "json"))
+    x = style_features(np.column_stack([tokens[:, 0], np.zeros(a.size), np.ones(a.size),
+                                        np.full(a.size, 2)]),
+                       np.column_stack([tokens[:, 1], np.zeros(a.size), np.zeros(a.size),
+                                        np.full(a.size, 2)]))
+    direct = fit_style_controlled(a, b, code, x, true.size)
+    by_model = {r["model"]: r["rating"] for r in out["ratings"]}
+    assert [by_model[n] for n in names] == pytest.approx(direct.ratings, abs=0.01)
+    assert set(out["style_coefficients"]) == {"tokens", "headers", "lists", "bold"}
+    # Random lengths that did not sway the (simulated) voters: no length effect found.
+    tokens_effect = out["style_coefficients"]["tokens"]
+    assert tokens_effect["ci_lower"] < 0 < tokens_effect["ci_upper"]
+    table = rate("--input", str(path), "--style-control")
+    assert "style-controlled" in table.splitlines()[0] and "tokens" in table.splitlines()[1]
+    plain = write_csv(tmp_path / "plain.csv", VOTES)
+    with pytest.raises(CommandError, match="no style column 'tokens_a'"):
+        rate("--input", str(plain), "--style-control")
+    with pytest.raises(CommandError, match="applies to --method bt only"):
+        rate("--input", str(path), "--style-control", "--method", "elo")

@@ -221,3 +221,17 @@ def test_a_category_of_the_real_file_is_its_subset(tmp_path: Path) -> None:
     first = rows[0]
     assert (votes.models[votes.a_idx[0]], votes.models[votes.b_idx[0]]) == (
         first["model_a"], first["model_b"])
+
+
+def test_style_columns_are_counts(tmp_path: Path) -> None:
+    from leaderboard.ratings.votes_file import STYLE_COLUMNS, read_styled_votes
+
+    header = "model_a,model_b,winner," + ",".join(STYLE_COLUMNS)
+    good = f"{header}\nalpha,beta,model_a,10,20,0,1,2,0,0,0\nbeta,alpha,tie,5,,0,0,0,0,0,1\n"
+    votes, style = read_styled_votes(write(tmp_path, good))
+    assert votes.models == ["alpha", "beta"]
+    assert style.a.tolist() == [[10, 0, 2, 0], [5, 0, 0, 0]]
+    assert style.b.tolist() == [[20, 1, 0, 0], [0, 0, 0, 1]]  # an empty count is 0
+    bad = good.replace(",5,,", ",5,lots,")
+    with pytest.raises(VotesFileError, match=r"row 3: column 'tokens_b' must be a count"):
+        read_styled_votes(write(tmp_path, bad))

@@ -24,6 +24,7 @@ from leaderboard.ratings import (
     rank_upper_bound,
     read_votes,
 )
+from leaderboard.ratings.votes_file import read_styled_votes
 
 
 class Command(BaseCommand):
@@ -49,6 +50,11 @@ class Command(BaseCommand):
         parser.add_argument("--category", metavar="NAME",
                             help="Rate only the votes whose column NAME is true (e.g. math, "
                                  "hard_prompt in the shared release), as a category board.")
+        parser.add_argument("--style-control", action="store_true",
+                            help="Bradley–Terry with style control (answer length, headers, "
+                                 "lists, bold held equal; needs the style columns that "
+                                 "export_votes writes); sandwich intervals, and the style "
+                                 "coefficients are printed too.")
         parser.add_argument("--strict", action="store_true",
                             help="Treat a row whose two models are the same as an error "
                                  "(by default such rows are skipped).")
@@ -59,15 +65,22 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no such file")
         if opts["bootstrap"] < 0 or opts["period"] < 1:
             raise CommandError("--bootstrap must be >= 0 and --period >= 1")
+        if opts["style_control"] and opts["method"] != "bt":
+            raise CommandError("--style-control applies to --method bt only")
+        self.category, self.style = opts["category"], None
+        read = read_styled_votes if opts["style_control"] else read_votes
         try:
-            self.category = opts["category"]
-            votes = read_votes(path, skip_self_matches=not opts["strict"],
-                               category=opts["category"])
+            votes = read(path, skip_self_matches=not opts["strict"], category=opts["category"])
         except VotesFileError as exc:
             raise CommandError(str(exc)) from None
+        if opts["style_control"]:
+            votes, style = votes
         if votes.a_idx.size == 0:
             raise CommandError(f"{path.name}: no votes in the file")
-        fit = self._fit(votes, opts)
+        if opts["style_control"]:
+            fit, self.style = compute.fit_bt_style_control(votes, style)
+        else:
+            fit = self._fit(votes, opts)
         n = len(votes.models)
         counts = np.bincount(votes.a_idx, minlength=n) + np.bincount(votes.b_idx, minlength=n)
         rank = rank_upper_bound(fit.ci_lower, fit.ci_upper)
@@ -114,7 +127,13 @@ class Command(BaseCommand):
         return compute.fit_glicko2(len(votes.models), periods)
 
     def _print_json(self, rows, fit, n_votes):
-        self.stdout.write(json.dumps(rows, indent=2))
+        if self.style is None:
+            self.stdout.write(json.dumps(rows, indent=2))
+            return
+        self.stdout.write(json.dumps({"ratings": rows, "style_coefficients": {
+            name: {"value": round(value, 4), "ci_lower": round(lower, 4),
+                   "ci_upper": round(upper, 4)}
+            for name, value, lower, upper in self.style}}, indent=2))
 
     def _print_csv(self, rows, fit, n_votes):
         writer = csv.DictWriter(self.stdout, fieldnames=list(rows[0]), lineterminator="\n")
@@ -126,8 +145,14 @@ class Command(BaseCommand):
         label = {"bt": "Bradley–Terry", "elo": "Elo", "glicko2": "Glicko-2"}[fit.method]
         ci = f"{fit.ci_method}" + (f", {fit.rounds} rounds" if fit.rounds else "")
         within = f" in category {self.category}" if self.category else ""
-        self.stdout.write(f"{label} ratings ({ci}) from {n_votes} votes{within}, "
+        styled = ", style-controlled" if self.style is not None else ""
+        self.stdout.write(f"{label} ratings ({ci}{styled}) from {n_votes} votes{within}, "
                           f"{len(rows)} models")
+        if self.style is not None:
+            self.stdout.write("Style coefficients (log-odds per standard deviation of the "
+                              "difference): " + ", ".join(
+                                  f"{name} {value:+.3f} [{lower:+.3f}, {upper:+.3f}]"
+                                  for name, value, lower, upper in self.style))
         self.stdout.write(f"{'Rank (UB)':>9}  {'Model':<{width}}  {'Rating':>8}  {'95% CI':>13}"
                           f"  {'Votes':>7}")
         for r in rows:
