@@ -39,3 +39,20 @@ def render_markdown(text: str) -> str:
 def markdown_policy() -> dict:
     """What the browser's live render needs to match this one."""
     return POLICY
+
+
+def markdown_style(text: str) -> dict[str, int]:
+    """How much Markdown styling an answer uses, for style control: headers, list items and
+    bold spans, counted from markdown-it's parse (so nothing inside code counts)."""
+    counts = {"headers": 0, "lists": 0, "bold": 0}
+    kinds = {"heading_open": "headers", "list_item_open": "lists", "strong_open": "bold"}
+
+    def walk(tokens) -> None:
+        for token in tokens:
+            if token.type in kinds:
+                counts[kinds[token.type]] += 1
+            if token.children:
+                walk(token.children)
+
+    walk(_md.parse(text or ""))
+    return counts

@@ -7,9 +7,10 @@ over the pair (model a, model b) with a count per result.
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import Q, Sum
+from django.db.models.functions import Coalesce
 
-from battles.models import Battle, Vote
+from battles.models import Battle, Response, Slot, Vote
 from battles.signals import vote_recorded
 from leaderboard.boards import (
     Board,
@@ -44,8 +45,21 @@ def text_period_outcomes():
     return period_outcomes(_counted(), **PAIR)
 
 
+# The style columns are what ``rate --style-control`` reads: per side, over every turn of
+# the battle, the answer tokens and the Markdown headers, list items and bold spans.
+STYLE_EXPORT = ("tokens_a", "tokens_b", "headers_a", "headers_b", "lists_a", "lists_b",
+                "bold_a", "bold_b")
 EXPORT_COLUMNS = ("model_a", "model_b", "winner", "vote_id", "battle_id", "created_at",
-                  "battle_created_at", "is_demo")
+                  "battle_created_at", "is_demo", *STYLE_EXPORT)
+_STYLE_SUMS = {"tokens": Sum(Coalesce("output_tokens", 0)), "headers": Sum("md_headers"),
+               "lists": Sum("md_lists"), "bold": Sum("md_bold")}
+
+
+def _battle_style(battle_ids) -> dict[tuple, dict[str, int]]:
+    """(battle id, slot) -> the summed style of that side's answers."""
+    rows = (Response.objects.filter(turn__battle_id__in=battle_ids)
+            .values("turn__battle_id", "slot").annotate(**_STYLE_SUMS).order_by())
+    return {(r["turn__battle_id"], r["slot"]): r for r in rows}
 
 
 def text_export_rows():
@@ -59,8 +73,24 @@ def text_export_rows():
         )
         .iterator(chunk_size=20_000)
     )
+    for chunk in _chunks(rows, 5_000):
+        style = _battle_style([row[4] for row in chunk])
+        for row in chunk:
+            sides = {slot: style.get((row[4], slot), {}) for slot in (Slot.A, Slot.B)}
+            counts = [sides[side].get(element) or 0 for element in _STYLE_SUMS
+                      for side in (Slot.A, Slot.B)]
+            yield dict(zip(EXPORT_COLUMNS, (*row, *counts), strict=True))
+
+
+def _chunks(rows, size: int):
+    chunk = []
     for row in rows:
-        yield dict(zip(EXPORT_COLUMNS, row, strict=True))
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def text_subject_outcomes(subject: str):

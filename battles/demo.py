@@ -107,7 +107,7 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
                     turn=turn, slot=slot, status=StepStatus.DONE, text=text,
                     latency_ms=rng.randint(300, 4000), ttft_ms=rng.randint(80, 900),
                     input_tokens=len(prompt.split()) * 2, output_tokens=len(text.split()),
-                    cost_usd=0.0, attempts=1,
+                    cost_usd=0.0, attempts=1, **Response.style_fields(text),
                 ))
         vote_rows.append(_demo_vote(rng, battle, strength, i))
     Battle.objects.bulk_create(battle_rows)

@@ -75,7 +75,8 @@ def response_generate(*, response_id: str, generation: int) -> None:
         if step_save(Response, response.pk, generation, status=StepStatus.DONE,
                      text=completion.text, error="", ttft_ms=completion.ttft_ms,
                      cut_at_limit=completion.cut_at_limit,
-                     **response.usage_fields(completion)):
+                     **response.usage_fields(completion),
+                     **response.style_fields(completion.text)):
             aio.run(relay.finish("done"))
     elif step_save(Response, response.pk, generation, status=StepStatus.FAILED,
                    error=error[:300]):

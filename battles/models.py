@@ -123,6 +123,17 @@ class Response(Step):
         default=False, help_text="The provider stopped it at the model's max_tokens.")
     stopped = models.BooleanField(
         default=False, help_text="The person stopped it; the text is what was written.")
+    # Its Markdown styling (arena.markdown.markdown_style), for style control.
+    md_headers = models.PositiveIntegerField(default=0)
+    md_lists = models.PositiveIntegerField(default=0, help_text="List items.")
+    md_bold = models.PositiveIntegerField(default=0)
+
+    @staticmethod
+    def style_fields(text: str) -> dict[str, int]:
+        """The columns of the style of ``text``, for a save."""
+        from arena.markdown import markdown_style
+
+        return {f"md_{name}": n for name, n in markdown_style(text).items()}
 
     class Meta:
         ordering = ["slot"]

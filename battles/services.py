@@ -238,11 +238,14 @@ def battle_stop(*, battle: Battle) -> Turn:
             if was_running:
                 response.latency_ms = int((now - response.updated_at).total_seconds() * 1000)
             response.output_tokens = estimate_tokens(response.text) if response.text else 0
+            style = response.style_fields(response.text)
+            for name, value in style.items():
+                setattr(response, name, value)
             response.lease_expires_at = None
             response.generation += 1
             response.save(update_fields=["text", "status", "stopped", "error", "latency_ms",
                                          "output_tokens", "lease_expires_at", "generation",
-                                         "updated_at"])
+                                         "updated_at", *style])
             transaction.on_commit(lambda r=response: announce_stopped(battle, r))
         _touch(battle)
     logger.info("battle %s: %d answers stopped", battle.id, len(unfinished))

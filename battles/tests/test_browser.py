@@ -485,6 +485,12 @@ def test_markdown_renders_while_streaming_with_highlighted_code_and_copy_buttons
     assert page.evaluate("navigator.clipboard.readText()") == "def add(a, b):\n    return a + b\n"
     answer.get_by_test_id("copy-answer").click()
     assert page.evaluate("navigator.clipboard.readText()") == CODE_REPLY
+    # The worker kept each answer's style for style control: one bold span, nothing else
+    # (the code block's lines are code).
+    from battles.models import Response
+
+    saved = Response.objects.filter(turn__battle__title__startswith="How do I add")
+    assert {(r.md_headers, r.md_lists, r.md_bold) for r in saved} == {(0, 0, 1)}
     page.screenshot(path="/tmp/battle-code.png", full_page=True)
 
 
