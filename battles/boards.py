@@ -82,6 +82,13 @@ def text_export_rows():
             yield dict(zip(EXPORT_COLUMNS, (*row, *counts), strict=True))
 
 
+def text_styled_votes():
+    """Each counted vote with the style of both sides (what style control needs)."""
+    for row in text_export_rows():
+        yield (row["model_a"], row["model_b"], row["winner"],
+               tuple(row[f"{e}_a"] for e in _STYLE_SUMS), tuple(row[f"{e}_b"] for e in _STYLE_SUMS))
+
+
 def _chunks(rows, size: int):
     chunk = []
     for row in rows:
@@ -138,6 +145,7 @@ TEXT_BOARD = register_board(
         counts=text_counts,
         subject_outcomes=text_subject_outcomes,
         recent=text_recent,
+        styled_votes=text_styled_votes,
         signal=vote_recorded,
         outcome_from_signal=outcome_from_vote,
         order=10,

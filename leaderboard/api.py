@@ -15,7 +15,7 @@ from ninja.utils import check_csrf
 from pydantic import BaseModel
 
 from arena.errors import RuleError, errors
-from leaderboard import selectors
+from leaderboard import selectors, stats
 from leaderboard.boards import UnknownBoard
 from leaderboard.model_api import router as model_router
 
@@ -37,6 +37,14 @@ class LeaderboardParams(Schema):
     search: str | None = None
     include_provisional: bool = False
     include_deprecated: bool = False
+    style_control: bool = False  # ratings with answer length and Markdown held equal
+
+
+class StyleCoefficientOut(Schema):
+    element: str  # tokens, headers, lists or bold
+    value: float  # log-odds per standard deviation of the style difference
+    ci_lower: float
+    ci_upper: float
 
 
 class EntryOut(Schema):
@@ -68,6 +76,8 @@ class MetadataOut(Schema):
     total_models: int
     total_votes: int
     last_updated: datetime | None
+    style_control: bool = False  # these ratings are the style-controlled ones
+    style_coefficients: list[StyleCoefficientOut] | None = None
 
 
 class LeaderboardOut(Schema):
@@ -175,6 +185,7 @@ def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
             search=params.search,
             include_deprecated=params.include_deprecated,
             include_provisional=params.include_provisional,
+            style_control=params.style_control,
         )
     except UnknownBoard as exc:
         raise RuleError(exc.args[0], status=404) from None
@@ -194,6 +205,11 @@ def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
             "total_models": len(entries),
             "total_votes": snap.outcomes if snap else 0,
             "last_updated": snap.created_at if snap else None,
+            "style_control": page.style_shown,
+            "style_coefficients": [
+                {"element": e, "value": v, "ci_lower": lo, "ci_upper": hi}
+                for e, v, lo, hi in snap.style_coefficients
+            ] if snap and snap.style_coefficients else None,
         },
     }
 
@@ -201,12 +217,12 @@ def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
 @router.get("/leaderboard/stats", response=StatsOut)
 def leaderboard_stats(request: HttpRequest):
     """Battles, votes and models over every board, per-board counts and the last run."""
-    return selectors.leaderboard_stats()
+    return stats.leaderboard_stats()
 
 
 @router.get("/worker/status", response=WorkerStatusOut)
 def worker_status(request: HttpRequest):
-    return selectors.worker_status()
+    return stats.worker_status()
 
 
 @router.post("/worker/aggregate", response={200: RunOut, **errors(400, 403, 404, 409, 422, 500)},
@@ -230,4 +246,4 @@ def worker_aggregate(request: HttpRequest, payload: AggregateIn | None = None):
         raise RuleError(exc.message, status=409) from None
     if run.status == RunStatus.FAILED:
         raise RuleError(f"The rating run failed: {run.error}", status=500)
-    return selectors.run_summary(run)
+    return stats.run_summary(run)

@@ -13,7 +13,7 @@ class LeaderboardConfig(modes.ModeConfig):
         key="leaderboard", label="Leaderboard", path="leaderboard/", order=90,
         summary="Every verdict rated: Bradley–Terry with intervals, Elo and Glicko-2.",
         urls="leaderboard.urls", api_router="leaderboard.api.router",
-        figures="leaderboard.selectors.home_figures",
+        figures="leaderboard.stats.home_figures",
         beat={"leaderboard-hourly": {"task": "leaderboard.tasks.ratings_run_all",
                                      "schedule": crontab(minute=0)}},
     )

@@ -24,6 +24,9 @@ A board's functions return plain rows, never model instances:
   :class:`arena.models.AIModel` slugs.
 * ``subject_outcomes(subject)`` — optional: the ``outcomes()`` rows of one subject only
   (a model's page); without it they are picked from ``outcomes()``.
+* ``styled_votes()`` — optional: one ``(subject_a, subject_b, winner, style_a, style_b)``
+  per counted vote, each style the (tokens, headers, lists, bold) of that side's answers;
+  with it, every run also fits the board with style control.
 * ``recent(subject, limit)`` — optional: :class:`Recent` items, newest first, that anyone
   may open (a voted battle, never one still blind), for the subject's page.
 * ``signal`` + ``outcome_from_signal(**kwargs)`` — optional: a Django signal sent when
@@ -89,6 +92,7 @@ class Board:
     subjects: Callable[[list[str]], Mapping[str, Subject]] | None = None
     subject_outcomes: Callable[[str], Iterable[OutcomeRow]] | None = None
     recent: Callable[[str, int], Iterable[Recent]] | None = None
+    styled_votes: Callable[[], Iterable[tuple]] | None = None
     signal: Signal | None = None
     outcome_from_signal: Callable[..., OrderedRow | None] | None = None
     order: int = 100  # tab order on the page, lowest first

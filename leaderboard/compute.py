@@ -190,15 +190,31 @@ def shrink_provisional(fit: Fit, g: Grouped, provisional: np.ndarray) -> Fit:
     return Fit(rating, lower, upper, fit.method, fit.ci_method, fit.rounds)
 
 
-def fit_bt_style_control(votes, style) -> tuple[Fit, list[tuple[str, float, float, float]]]:
-    """Style-controlled Bradley–Terry of a votes file (sandwich intervals); the fit and the
-    style coefficients as ``(element, value, lower, upper)``."""
-    features = style_features(style.a, style.b)
-    res = fit_style_controlled(votes.a_idx, votes.b_idx, votes.outcome, features,
-                               len(votes.models))
-    coefficients = [(name, float(v), float(lo), float(hi)) for name, v, lo, hi in zip(
+def fit_style(a, b, code, style_a, style_b, n: int) -> tuple[Fit, list[list]]:
+    """Style-controlled Bradley–Terry (sandwich intervals) of per-vote arrays; the fit and
+    the style coefficients as ``[element, value, lower, upper]``."""
+    res = fit_style_controlled(a, b, code, style_features(style_a, style_b), n)
+    coefficients = [[name, float(v), float(lo), float(hi)] for name, v, lo, hi in zip(
         STYLE_ELEMENTS, res.coefficients, res.coef_lower, res.coef_upper, strict=True)]
     return Fit(res.ratings, res.ci_lower, res.ci_upper, "bt", "sandwich", 0), coefficients
+
+
+def fit_style_board(rows, subjects: list[str]) -> tuple[Fit, list[list]] | None:
+    """A board's style-controlled fit from its ``styled_votes()`` rows, indexed like
+    ``subjects``; None without votes."""
+    index = {s: i for i, s in enumerate(subjects)}
+    a, b, code, style_a, style_b = [], [], [], [], []
+    for subject_a, subject_b, winner, counts_a, counts_b in rows:
+        if subject_a in index and subject_b in index:
+            a.append(index[subject_a])
+            b.append(index[subject_b])
+            code.append(parse_outcome(str(winner)))
+            style_a.append(counts_a)
+            style_b.append(counts_b)
+    if not a:
+        return None
+    return fit_style(np.array(a), np.array(b), np.array(code), np.array(style_a),
+                     np.array(style_b), len(subjects))
 
 
 def fit_elo(

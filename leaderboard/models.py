@@ -77,6 +77,9 @@ class BoardSnapshot(models.Model):
     # {"subjects": [...], "pairs": [[i, j, wins_i, wins_j, ties, both_bad], ...]}: the
     # pair statistics among the models the plots show (never the whole matrix).
     plot_data = models.JSONField(default=dict)
+    # Style control: [[element, value, lower, upper], ...] (log-odds per standard deviation of
+    # the style difference); null when the board has no styled votes.
+    style_coefficients = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -107,6 +110,12 @@ class SnapshotEntry(models.Model):
     ties = models.PositiveIntegerField(default=0)
     both_bad = models.PositiveIntegerField(default=0)
     win_rate = models.FloatField(default=0.0, help_text="Wins / votes (ties count as not won).")
+    # The same with style control (boards with styled votes; null elsewhere).
+    style_rating = models.FloatField(null=True, blank=True)
+    style_ci_lower = models.FloatField(null=True, blank=True)
+    style_ci_upper = models.FloatField(null=True, blank=True)
+    style_rank_ub = models.PositiveIntegerField(default=0)
+    style_rank_ub_active = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-rating"]

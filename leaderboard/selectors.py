@@ -10,18 +10,17 @@ from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Max
 
-from arena.modes import Figure
 from leaderboard import plots
 from leaderboard.boards import Board, boards, get_board
 from leaderboard.compute import expected_win_rate
-from leaderboard.models import BoardSnapshot, OnlineElo, RatingRun, SnapshotEntry
+from leaderboard.models import BoardSnapshot, OnlineElo, SnapshotEntry
 
 ENTRY_FIELDS = (
     "subject", "name", "organization", "license", "deprecated", "provisional", "rating",
     "ci_lower", "ci_upper", "rank_ub", "rank_ub_active", "votes", "wins", "losses", "ties",
-    "both_bad", "win_rate",
+    "both_bad", "win_rate", "style_rating", "style_ci_lower", "style_ci_upper",
+    "style_rank_ub", "style_rank_ub_active",
 )
 
 SORTS = {
@@ -59,6 +58,7 @@ class Query:
     search: str = ""
     include_deprecated: bool = False
     include_provisional: bool = True
+    style_control: bool = False  # the style-controlled ratings, where the board has them
 
 
 @dataclass
@@ -108,6 +108,15 @@ class BoardPage:
     entries: dict[str, SnapshotEntry] = field(default_factory=dict)  # all, by subject
 
     @property
+    def styled(self) -> bool:
+        """The board was fitted with style control too (the switch is offered)."""
+        return bool(self.snapshot and self.snapshot.style_coefficients is not None)
+
+    @property
+    def style_shown(self) -> bool:
+        return self.styled and self.query.style_control
+
+    @property
     def links_models(self) -> bool:
         """Its subjects are models of the registry, each with a page."""
         return self.board.subjects is None
@@ -142,6 +151,7 @@ def leaderboard_query_clean(
     search: str | None = None,
     include_deprecated: bool = False,
     include_provisional: bool = True,
+    style_control: bool = False,
 ) -> Query:
     """Validate a request's parameters (raises QueryError / UnknownBoard)."""
     names = [b.name for b in boards()]
@@ -162,6 +172,7 @@ def leaderboard_query_clean(
         search=(search or "").strip()[:100],
         include_deprecated=include_deprecated,
         include_provisional=include_provisional,
+        style_control=style_control,
     )
 
 
@@ -197,6 +208,8 @@ def leaderboard_view(*, query: Query) -> BoardPage:
     if snapshot is None:
         return view
     entries = _snapshot_entries(snapshot.pk, snapshot.created_at)
+    if query.style_control and snapshot.style_coefficients is not None:
+        entries = tuple(_style_controlled(e) for e in entries)
     view.entries = {e.subject: e for e in entries}
     shown = [e for e in entries if query.include_deprecated or not e.deprecated]
     view.organizations = sorted({e.organization for e in shown if e.organization})
@@ -231,6 +244,13 @@ def leaderboard_view(*, query: Query) -> BoardPage:
             (r for r in rows if r.e.provisional), key=lambda r: (-r.e.votes, r.e.name)
         )
     return view
+
+
+def _style_controlled(e):
+    """An entry as the style-controlled fit has it."""
+    return e._replace(rating=e.style_rating, ci_lower=e.style_ci_lower,
+                      ci_upper=e.style_ci_upper, rank_ub=e.style_rank_ub,
+                      rank_ub_active=e.style_rank_ub_active)
 
 
 def board_plots(*, page: BoardPage) -> dict[str, str]:
@@ -290,109 +310,3 @@ def _pair_plots(names: tuple[str, ...], pairs: tuple) -> tuple[str, str]:
                       kind="winfraction"),
         plots.heatmap(names, count, title="Battle count per pair", kind="battles", fmt="count"),
     )
-
-
-def leaderboard_stats() -> dict:
-    """Totals over the latest snapshot of every board, plus the last run."""
-    per_board = {}
-    battles = votes = 0
-    models: set[str] = set()
-    latest_ids = (
-        BoardSnapshot.objects.values("board")
-        .annotate(last=Max("id"))
-        .values_list("last", flat=True)
-    )
-    snapshots = {s.board: s for s in BoardSnapshot.objects.filter(id__in=list(latest_ids))}
-    subjects = SnapshotEntry.objects.filter(snapshot__in=snapshots.values()).values_list(
-        "snapshot__board", "subject"
-    )
-    by_board: dict[str, set[str]] = {}
-    for board_name, subject in subjects:
-        by_board.setdefault(board_name, set()).add(subject)
-    for board in boards():
-        snap = snapshots.get(board.name)
-        names = by_board.get(board.name, set())
-        models |= names
-        per_board[board.name] = {
-            "title": board.title,
-            "method": snap.method if snap else board.primary_method,
-            "outcomes": snap.outcomes if snap else 0,
-            "battles": snap.battles if snap else None,
-            "votes": snap.votes_total if snap else None,
-            "models": len(names),
-            "models_rated": snap.models_rated if snap else 0,
-            "last_updated": snap.created_at if snap else None,
-        }
-        if snap:
-            battles += snap.battles or 0
-            votes += snap.votes_total if snap.votes_total is not None else snap.outcomes
-    last_run = RatingRun.objects.order_by("-started_at", "-id").first()
-    updated = [s.created_at for s in snapshots.values()]
-    return {
-        "total_battles": battles,
-        "total_votes": votes,
-        "total_models": len(models),
-        "last_updated": max(updated) if updated else None,
-        "boards": per_board,
-        "last_run": run_summary(last_run) if last_run else None,
-    }
-
-
-def run_summary(run: RatingRun) -> dict:
-    return {
-        "id": run.pk,
-        "boards": run.boards,
-        "trigger": run.trigger,
-        "status": run.status,
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
-        "duration_ms": run.duration_ms,
-        "outcomes_processed": run.outcomes_processed,
-        "error": run.error,
-    }
-
-
-def worker_status(*, recent: int = 10) -> dict:
-    """Seed 001's worker status: the last run, recent runs, debounced runs waiting."""
-    from leaderboard.services import debounce_pending
-
-    runs = list(RatingRun.objects.order_by("-started_at", "-id")[:recent])
-    last = runs[0] if runs else None
-    last_ok = (
-        RatingRun.objects.filter(status="succeeded").order_by("-started_at", "-id").first()
-    )
-    pending = {}
-    for board in boards():
-        try:
-            when = debounce_pending(board_name=board.name)
-        except Exception:  # Redis down: the status page still answers
-            when = None
-        if when:
-            pending[board.name] = when
-    return {
-        "last_run": last.started_at if last else None,
-        "status": last.status if last else "never_run",
-        "votes_processed": last.outcomes_processed if last else 0,
-        "last_success": last_ok.finished_at if last_ok else None,
-        "pending_runs": pending,
-        "runs": [run_summary(r) for r in runs],
-    }
-
-
-def home_figures() -> list[Figure]:
-    """The last rating run and who leads the first board (its top-rated, non-provisional
-    entry), linking to the board."""
-    from arena.templatetags.arena_tags import ago
-
-    figures = []
-    run = RatingRun.objects.filter(finished_at__isnull=False).order_by("-finished_at").first()
-    figures.append(Figure("last rating run", ago(run.finished_at) if run else "none yet",
-                          url="/leaderboard/"))
-    first = boards()[0] if boards() else None
-    snapshot = snapshot_latest(board=first.name) if first else None
-    if snapshot is not None:
-        top = (snapshot.entries.filter(provisional=False).order_by("-rating").first()
-               or snapshot.entries.order_by("-rating").first())
-        if top is not None:
-            figures.append(Figure(f"leads the {first.title}", top.name, url="/leaderboard/"))
-    return figures

@@ -36,6 +36,7 @@ from leaderboard.models import (
 from leaderboard.ratings import elo_ratings, elo_update, parse_outcome
 from leaderboard.ratings.elo import INITIAL_RATING
 from leaderboard.ratings.outcomes import ELO_SCORES
+from leaderboard.style_runs import style_columns
 
 logger = logging.getLogger(__name__)
 
@@ -356,6 +357,7 @@ def board_recompute(
     rank_ub = compute.ranks(fit.ci_lower, fit.ci_upper, rated)
     rank_ub_active = compute.ranks(fit.ci_lower, fit.ci_upper, active)
     win_rate = tally.win_rate
+    style = style_columns(board, grouped, rated, active)
     plot_data = _plot_data(grouped, fit, rated, active)
     counts = dict(board.counts()) if board.counts else {}
     if "votes" not in counts and "votes_excluded" in counts:
@@ -377,6 +379,7 @@ def board_recompute(
             votes_total=counts.get("votes"),
             fit_ms=fit_ms,
             plot_data=plot_data,
+            style_coefficients=style.pop("coefficients"),
         )
         SnapshotEntry.objects.bulk_create(
             [
@@ -399,6 +402,7 @@ def board_recompute(
                     ties=int(tally.ties[i]),
                     both_bad=int(tally.both_bad[i]),
                     win_rate=float(win_rate[i]),
+                    **{name: values[i] for name, values in style.items()},
                 )
                 for i, key in enumerate(grouped.subjects)
             ],

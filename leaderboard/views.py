@@ -32,6 +32,7 @@ def _url(query: selectors.Query, **changes) -> str:
         "license": query.license,
         "q": query.search,
         "deprecated": "1" if query.include_deprecated else "",
+        "style": "1" if query.style_control else "",
     }
     q.update(changes)
     if q["sort"] == "rating" and q["order"] == "desc":
@@ -74,6 +75,7 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
             license=get.get("license"),
             search=get.get("q") or get.get("search"),
             include_deprecated=get.get("deprecated") in {"1", "true", "on"},
+            style_control=get.get("style") in {"1", "true", "on"},
         )
     except (selectors.QueryError, UnknownBoard) as exc:
         status = 404 if isinstance(exc, UnknownBoard) else 400

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.core.management import call_command
@@ -47,3 +48,66 @@ def _rate(*args) -> str:
     buffer = io.StringIO()
     call_command("rate", *args, stdout=buffer)
     return buffer.getvalue()
+
+
+def _styled_battles(n: int = 40):
+    """``verbose`` writes long bold lists and wins 3 in 4; ``terse`` writes a line."""
+    from battles.tests.factories import AIModelFactory, BattleFactory
+
+    verbose, terse = AIModelFactory(slug="verbose"), AIModelFactory(slug="terse")
+    for i in range(n):
+        battle = BattleFactory(model_a=verbose, model_b=terse)
+        turn = TurnFactory(battle=battle, index=1, prompt=f"q{i}")
+        long = "# Answer\n\n" + "\n".join(f"- **point {k}**" for k in range(3 + i % 4))
+        ResponseFactory(turn=turn, slot=Slot.A, text=long, output_tokens=200 + 10 * (i % 5),
+                        **Response.style_fields(long))
+        ResponseFactory(turn=turn, slot=Slot.B, text="Short.", output_tokens=5 + i % 3)
+        services.battle_vote(battle=battle, choice="left_better" if i % 4 else "tie")
+
+
+def test_a_run_fits_the_text_board_with_style_control_too(client):
+    from leaderboard import services as leaderboard_services
+    from leaderboard.models import BoardSnapshot, RunTrigger
+
+    _styled_battles()
+    leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
+    snap = BoardSnapshot.objects.get(board="text")
+    assert [c[0] for c in snap.style_coefficients] == ["tokens", "headers", "lists", "bold"]
+    entries = {e.subject: e for e in snap.entries.all()}
+    assert all(e.style_rating is not None for e in entries.values())
+    plain = client.get("/api/leaderboard").json()
+    styled = client.get("/api/leaderboard?style_control=true").json()
+    assert plain["metadata"]["style_control"] is False
+    assert styled["metadata"]["style_control"] is True
+    assert len(styled["metadata"]["style_coefficients"]) == 4
+    by_model = {e["model_id"]: e["rating"] for e in styled["leaderboard"]}
+    assert by_model["verbose"] == pytest.approx(entries["verbose"].style_rating, abs=0.01)
+    assert all(lo <= v <= hi for _, v, lo, hi in snap.style_coefficients)
+    page = client.get("/leaderboard/?style=1").content.decode()
+    assert 'data-testid="style-control"' in page and "checked" in page.split(
+        'data-testid="style-control"')[0].rsplit("<input", 1)[1]
+    assert 'data-testid="style-note"' in page
+    assert 'data-testid="style-note"' not in client.get("/leaderboard/").content.decode()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_style_switch_on_the_board_page(chromium, asgi_live_server, monkeypatch):
+    from playwright.sync_api import expect
+
+    from arena.testing.browser import browser_page
+    from leaderboard import services as leaderboard_services
+    from leaderboard.models import RunTrigger
+
+    _styled_battles()
+    leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
+    for width in (1280, 390):
+        with browser_page(chromium, asgi_live_server, monkeypatch,
+                          viewport={"width": width, "height": 900}) as page:
+            page.goto("/leaderboard/")
+            expect(page.get_by_test_id("style-note")).to_have_count(0)
+            page.get_by_test_id("style-control").check()
+            expect(page.get_by_test_id("style-note")).to_contain_text("tokens")
+            expect(page).to_have_url(re.compile(r"style=1"))
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            page.screenshot(path=f"/tmp/board-style-{width}.png", full_page=True)

@@ -78,7 +78,8 @@ class Command(BaseCommand):
         if votes.a_idx.size == 0:
             raise CommandError(f"{path.name}: no votes in the file")
         if opts["style_control"]:
-            fit, self.style = compute.fit_bt_style_control(votes, style)
+            fit, self.style = compute.fit_style(votes.a_idx, votes.b_idx, votes.outcome,
+                                                style.a, style.b, len(votes.models))
         else:
             fit = self._fit(votes, opts)
         n = len(votes.models)

@@ -1,0 +1,117 @@
+"""Figures about the boards and their runs: the stats and worker API of seed 001, and the
+leaderboard's line on the home page. Reads only."""
+
+from __future__ import annotations
+
+from django.db.models import Max
+
+from arena.modes import Figure
+from leaderboard.boards import boards
+from leaderboard.models import BoardSnapshot, RatingRun, SnapshotEntry
+from leaderboard.selectors import snapshot_latest
+
+
+def leaderboard_stats() -> dict:
+    """Totals over the latest snapshot of every board, plus the last run."""
+    per_board = {}
+    battles = votes = 0
+    models: set[str] = set()
+    latest_ids = (
+        BoardSnapshot.objects.values("board")
+        .annotate(last=Max("id"))
+        .values_list("last", flat=True)
+    )
+    snapshots = {s.board: s for s in BoardSnapshot.objects.filter(id__in=list(latest_ids))}
+    subjects = SnapshotEntry.objects.filter(snapshot__in=snapshots.values()).values_list(
+        "snapshot__board", "subject"
+    )
+    by_board: dict[str, set[str]] = {}
+    for board_name, subject in subjects:
+        by_board.setdefault(board_name, set()).add(subject)
+    for board in boards():
+        snap = snapshots.get(board.name)
+        names = by_board.get(board.name, set())
+        models |= names
+        per_board[board.name] = {
+            "title": board.title,
+            "method": snap.method if snap else board.primary_method,
+            "outcomes": snap.outcomes if snap else 0,
+            "battles": snap.battles if snap else None,
+            "votes": snap.votes_total if snap else None,
+            "models": len(names),
+            "models_rated": snap.models_rated if snap else 0,
+            "last_updated": snap.created_at if snap else None,
+        }
+        if snap:
+            battles += snap.battles or 0
+            votes += snap.votes_total if snap.votes_total is not None else snap.outcomes
+    last_run = RatingRun.objects.order_by("-started_at", "-id").first()
+    updated = [s.created_at for s in snapshots.values()]
+    return {
+        "total_battles": battles,
+        "total_votes": votes,
+        "total_models": len(models),
+        "last_updated": max(updated) if updated else None,
+        "boards": per_board,
+        "last_run": run_summary(last_run) if last_run else None,
+    }
+
+
+def run_summary(run: RatingRun) -> dict:
+    return {
+        "id": run.pk,
+        "boards": run.boards,
+        "trigger": run.trigger,
+        "status": run.status,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "duration_ms": run.duration_ms,
+        "outcomes_processed": run.outcomes_processed,
+        "error": run.error,
+    }
+
+
+def worker_status(*, recent: int = 10) -> dict:
+    """Seed 001's worker status: the last run, recent runs, debounced runs waiting."""
+    from leaderboard.services import debounce_pending
+
+    runs = list(RatingRun.objects.order_by("-started_at", "-id")[:recent])
+    last = runs[0] if runs else None
+    last_ok = (
+        RatingRun.objects.filter(status="succeeded").order_by("-started_at", "-id").first()
+    )
+    pending = {}
+    for board in boards():
+        try:
+            when = debounce_pending(board_name=board.name)
+        except Exception:  # Redis down: the status page still answers
+            when = None
+        if when:
+            pending[board.name] = when
+    return {
+        "last_run": last.started_at if last else None,
+        "status": last.status if last else "never_run",
+        "votes_processed": last.outcomes_processed if last else 0,
+        "last_success": last_ok.finished_at if last_ok else None,
+        "pending_runs": pending,
+        "runs": [run_summary(r) for r in runs],
+    }
+
+
+def home_figures() -> list[Figure]:
+    """The last rating run and who leads the first board (its top-rated, non-provisional
+    entry), linking to the board."""
+    from arena.templatetags.arena_tags import ago
+
+    figures = []
+    run = RatingRun.objects.filter(finished_at__isnull=False).order_by("-finished_at").first()
+    figures.append(Figure("last rating run", ago(run.finished_at) if run else "none yet",
+                          url="/leaderboard/"))
+    first = boards()[0] if boards() else None
+    snapshot = snapshot_latest(board=first.name) if first else None
+    if snapshot is not None:
+        top = (snapshot.entries.filter(provisional=False).order_by("-rating").first()
+               or snapshot.entries.order_by("-rating").first())
+        if top is not None:
+            figures.append(Figure(f"leads the {first.title}", top.name, url="/leaderboard/"))
+    return figures
