@@ -83,10 +83,22 @@ def text_export_rows():
 
 
 def text_styled_votes():
-    """Each counted vote with the style of both sides (what style control needs)."""
-    for row in text_export_rows():
-        yield (row["model_a"], row["model_b"], row["winner"],
-               tuple(row[f"{e}_a"] for e in _STYLE_SUMS), tuple(row[f"{e}_b"] for e in _STYLE_SUMS))
+    """Each counted vote with the style of both sides (what style control needs), in one
+    query: the answers' tokens and Markdown counts summed per side in SQL."""
+    sums = {}
+    for slot in (Slot.A, Slot.B):
+        side = Q(battle__turns__responses__slot=slot)
+        sums |= {
+            f"tokens_{slot}": Coalesce(Sum("battle__turns__responses__output_tokens",
+                                           filter=side), 0),
+            **{f"{element}_{slot}": Coalesce(Sum(f"battle__turns__responses__md_{element}",
+                                                 filter=side), 0)
+               for element in ("headers", "lists", "bold")},
+        }
+    rows = (_counted().values("pk").annotate(**sums).order_by()
+            .values_list("battle__model_a_id", "battle__model_b_id", "winner", *sums))
+    for a, b, winner, *counts in rows.iterator(chunk_size=20_000):
+        yield a, b, winner, tuple(counts[:4]), tuple(counts[4:])
 
 
 def _chunks(rows, size: int):

@@ -107,17 +107,22 @@ def _load(n_votes: int, n_models: int) -> None:
                     "id uuid DEFAULT gen_random_uuid())")
         with cur.cursor.copy("COPY bench_votes (a, b, w) FROM STDIN") as copy:
             copy.write(buf.getvalue())
+        # Every battle belongs to a session (thread): one for the whole benchmark.
+        cur.execute("INSERT INTO battles_thread (id, session_key, title, created_at, "
+                    "last_active_at) VALUES (gen_random_uuid(), 'bench', 'benchmark', now(), "
+                    "now()) RETURNING id")
+        (thread_id,) = cur.fetchone()
         cur.execute(
             """
-            INSERT INTO battles_battle (id, session_key, model_a_id, model_b_id,
+            INSERT INTO battles_battle (id, session_key, thread_id, model_a_id, model_b_id,
                 model_a_position, title, is_demo, created_at, last_active_at)
-            SELECT id, 'bench', a, b, CASE WHEN n %% 2 = 0 THEN 'left' ELSE 'right' END,
+            SELECT id, 'bench', %s, a, b, CASE WHEN n %% 2 = 0 THEN 'left' ELSE 'right' END,
                    'benchmark', n %% 10 = 0,
                    now() - make_interval(secs => (%s - n) * 2),
                    now() - make_interval(secs => (%s - n) * 2)
             FROM bench_votes
             """,
-            [a.size, a.size],
+            [thread_id, a.size, a.size],
         )
         cur.execute(
             """

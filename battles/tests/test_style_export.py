@@ -40,6 +40,10 @@ def test_export_writes_each_sides_style_summed_over_the_turns(tmp_path):
     assert (row["tokens_a"], row["tokens_b"]) == ("43", "8")
     assert (row["headers_a"], row["lists_a"], row["bold_a"]) == ("1", "2", "1")
     assert (row["headers_b"], row["lists_b"], row["bold_b"]) == ("0", "0", "0")
+    from battles.boards import text_styled_votes
+
+    assert list(text_styled_votes()) == [(battle.model_a_id, battle.model_b_id, "model_a",
+                                          (43, 1, 2, 1), (8, 0, 0, 0))]
     rated = json.loads(_rate("--input", str(out), "--style-control", "--format", "json"))
     assert {r["model"] for r in rated["ratings"]} == {battle.model_a_id, battle.model_b_id}
 
@@ -111,3 +115,17 @@ def test_the_style_switch_on_the_board_page(chromium, asgi_live_server, monkeypa
             expect(page).to_have_url(re.compile(r"style=1"))
             assert page.evaluate("document.documentElement.scrollWidth") <= width
             page.screenshot(path=f"/tmp/board-style-{width}.png", full_page=True)
+
+
+def test_a_board_over_the_style_limit_skips_style_control_and_says_so(settings, caplog):
+    from leaderboard import services as leaderboard_services
+    from leaderboard.models import BoardSnapshot, RunTrigger
+
+    settings.ARENA_LEADERBOARD_STYLE_MAX_VOTES = 10
+    _styled_battles(12)
+    with caplog.at_level("INFO", logger="leaderboard.style_runs"):
+        leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
+    snap = BoardSnapshot.objects.get(board="text")
+    assert snap.style_coefficients is None
+    assert not snap.entries.filter(style_rating__isnull=False).exists()
+    assert "no style control this run" in caplog.text
