@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from arena.webserver import daphne_command
+from arena.webserver import daphne_command, worker_command
 
 logger = logging.getLogger("arena.devserver")
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,12 +146,8 @@ def main() -> int:
                 "local models", [sys.executable, "-m", "arena.local_models", "serve"],
                 grace=MODELS_STOP_TIMEOUT + 10)
         celery = [sys.executable, "-m", "celery", "-A", "arena"]
-        supervisor.spawn(
-            "celery worker",
-            [*celery, "worker", "--pool", "threads", "--concurrency",
-             str(settings.CELERY_WORKER_CONCURRENCY), "--loglevel", "INFO",
-             "--without-gossip", "--without-mingle"],
-        )
+        for index in range(settings.CELERY_WORKER_PROCESSES):
+            supervisor.spawn(f"celery worker {index + 1}", worker_command(index))
         supervisor.spawn(
             "celery beat",
             [*celery, "beat", "--loglevel", "INFO",

@@ -119,7 +119,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "arena.static_files.StaticFilesMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "arena.sessions.SessionCookieOnEveryStatus",
     "django.middleware.common.CommonMiddleware",
@@ -214,6 +214,9 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 # arena.aio) and a thread holds a database connection only while it reads or saves, so one
 # worker holds hundreds of model calls at once.
 CELERY_WORKER_CONCURRENCY = env_int("CELERY_CONCURRENCY", 256, minimum=1)
+# Worker processes the run command starts (arena.webserver.worker_command): one per core, as
+# each process's Python runs on one core at a time.
+CELERY_WORKER_PROCESSES = env_int("CELERY_WORKER_PROCESSES", os.cpu_count() or 1, minimum=1)
 # The platform's periodic tasks; each mode adds its own in its AppConfig (arena.modes).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
 

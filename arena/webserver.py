@@ -1,5 +1,5 @@
-"""How the arena's web server (daphne) is started, in one place for the run command, the
-live-server tests and the benchmarks."""
+"""How the arena's processes (daphne, the Celery workers) are started, in one place for the
+run command, the live-server tests and the benchmarks."""
 
 from __future__ import annotations
 
@@ -15,3 +15,22 @@ def daphne_command(host: str, port: int | str) -> list[str]:
     host = host.strip("[]").replace(":", r"\:")
     endpoint = f"tcp:port={int(port)}:interface={host}:backlog={LISTEN_BACKLOG}"
     return [sys.executable, "-m", "daphne", "-e", endpoint, "arena.asgi:application"]
+
+
+def worker_command(index: int, *, queue: str | None = None, loglevel: str = "INFO",
+                   threads: int | None = None) -> list[str]:
+    """The command line of the arena's Celery worker number ``index`` (threads pool).
+
+    The run command starts ``CELERY_WORKER_PROCESSES`` of them, one per core by default: a
+    worker holds hundreds of model streams on one event loop, but its Python code (the
+    provider SDK, the relay, the ORM) runs under one interpreter lock, so one process uses
+    one core at most."""
+    from django.conf import settings
+
+    queue = queue or settings.CELERY_TASK_DEFAULT_QUEUE
+    return [
+        sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "threads",
+        "--concurrency", str(threads or settings.CELERY_WORKER_CONCURRENCY), "-Q", queue,
+        "-n", f"{queue}-{index}@%h", "--loglevel", loglevel, "--without-gossip",
+        "--without-mingle",
+    ]

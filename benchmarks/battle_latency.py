@@ -16,8 +16,9 @@ OpenAI-compatible provider whose two models answer in T ms. Then it measures
 (c) bursts of ``--bursts`` battles fired at once through the API (default 20 and 100): the
     total time and each battle's p50/p95 over one answer's time T (targets: 20 at once within
     1.5 T, 100 at once within 2.5 T), and every answer must hold its own prompt's unique token
-    and no other's; it prints the counts. The worker runs with the run command's default
-    number of threads (``CELERY_WORKER_CONCURRENCY``) unless ``--worker-threads`` is given.
+    and no other's; it prints the counts. The workers run as the run command starts them
+    (``CELERY_WORKER_PROCESSES`` processes of ``CELERY_WORKER_CONCURRENCY`` threads) unless
+    ``--worker-processes`` / ``--worker-threads`` say otherwise.
 """
 
 from __future__ import annotations
@@ -463,6 +464,8 @@ def main() -> None:
                         help="comma-separated numbers of battles fired at once for (c)")
     parser.add_argument("--worker-threads", type=int, default=None,
                         help="Celery worker threads (default: the run command's)")
+    parser.add_argument("--worker-processes", type=int, default=None,
+                        help="Celery worker processes (default: the run command's)")
     args = parser.parse_args()
 
     info = prepare_environment()
@@ -489,17 +492,19 @@ def main() -> None:
         port = start_web_process(stack)
 
         threads = args.worker_threads or settings.CELERY_WORKER_CONCURRENCY
+        processes = args.worker_processes or settings.CELERY_WORKER_PROCESSES
         provider = make_provider()
         stack.callback(provider.stop)
         create_models(provider)
-        start_worker_process(stack, app, threads)
+        start_worker_processes(stack, app, threads, processes)
 
         if info["pg_database"]:
             database = f"PostgreSQL (throwaway database {info['pg_database']})"
         else:
             database = "SQLite (throwaway)"
         redis = "embedded Redis" if settings.EMBEDDED_REDIS else "the Redis at REDIS_URL"
-        print(f"Stack: daphne on 127.0.0.1:{port}, Celery worker ({threads} threads),"
+        print(f"Stack: daphne on 127.0.0.1:{port}, {processes} Celery worker process(es) of"
+              f" {threads} threads,"
               f" {database}, {redis}, fake OpenAI-compatible provider")
         measure_wall_time(port, provider, args.t_ms, args.battles)
         measure_first_chunk(port, provider, args.battles)
@@ -508,23 +513,22 @@ def main() -> None:
         sys.stdout.flush()
 
 
-def start_worker_process(stack: contextlib.ExitStack, app, threads: int) -> None:
-    """The Celery worker as the run command starts it: a process of its own (threads pool),
-    on this benchmark's queue, so it shares no interpreter lock with the clients and the
-    fake provider of this process."""
-    queue = app.conf.task_default_queue
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "threads",
-         "--concurrency", str(threads), "-Q", queue, "-n", f"{queue}@%h", "--loglevel",
-         "WARNING", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=os.environ.copy(),
-    )
+def start_worker_processes(stack: contextlib.ExitStack, app, threads: int, count: int) -> None:
+    """The Celery workers as the run command starts them: processes of their own (threads
+    pool), on this benchmark's queue, so they share no interpreter lock with the clients and
+    the fake provider of this process."""
+    from arena.webserver import worker_command
 
-    stack.callback(stop_process, worker)
-    deadline = time.monotonic() + 60
-    while not app.control.ping(destination=[f"{queue}@{os.uname().nodename}"], timeout=0.5):
-        if worker.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit("the Celery worker did not start")
+    queue = app.conf.task_default_queue
+    for index in range(count):
+        worker = subprocess.Popen(worker_command(index, queue=queue, loglevel="WARNING",
+                                                 threads=threads), cwd=ROOT, env=os.environ.copy())
+        stack.callback(stop_process, worker)
+        name = f"{queue}-{index}@{os.uname().nodename}"
+        deadline = time.monotonic() + 60
+        while not app.control.ping(destination=[name], timeout=0.5):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("a Celery worker did not start")
 
 
 def start_web_process(stack: contextlib.ExitStack) -> int:
