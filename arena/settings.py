@@ -355,6 +355,13 @@ ARENA_LEADERBOARD_PLOT_MODELS = env_int("ARENA_LEADERBOARD_PLOT_MODELS", 20, min
 ARENA_LEADERBOARD_KEEP_SNAPSHOTS = env_int("ARENA_LEADERBOARD_KEEP_SNAPSHOTS", 48, minimum=1)
 
 
+# Classifies each battle's first prompt into categories (arena.prompt_categories) where the
+# rules cannot tell; empty: rules only. A category board needs this many counted votes.
+ARENA_CLASSIFIER_MODEL = env_str("ARENA_CLASSIFIER_MODEL", "qwen2.5-coder-0.5b")
+ARENA_LEADERBOARD_CATEGORY_MIN_VOTES = env_int("ARENA_LEADERBOARD_CATEGORY_MIN_VOTES", 300,
+                                               minimum=1)
+
+
 # --- Panel --------------------------------------------------------------------
 # Writes auto-generated questions and clarifies people's questions (seed 003 used
 # GPT-4o-mini); the default is a local model so a fresh checkout needs no key.

@@ -13,8 +13,20 @@ from django.utils import timezone
 
 from arena.contests.voting import vote_outcome
 from arena.models import AIModel
+from arena.prompt_categories import classify_by_rules
 from arena.steps import StepStatus
-from battles.models import Battle, Position, Response, Slot, Thread, Turn, Vote, VoteChoice
+from battles.categories import MULTI_TURN
+from battles.models import (
+    Battle,
+    BattleCategory,
+    Position,
+    Response,
+    Slot,
+    Thread,
+    Turn,
+    Vote,
+    VoteChoice,
+)
 
 DEMO_SESSION = "demo"
 
@@ -87,7 +99,7 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
     strength = {m.slug: rng.gauss(0, 1) for m in models}
     now = timezone.now()
     thread = Thread.objects.create(session_key=DEMO_SESSION, title="Demo battles")
-    battle_rows, turn_rows, response_rows, vote_rows = [], [], [], []
+    battle_rows, turn_rows, response_rows, vote_rows, category_rows = [], [], [], [], []
     for i in range(battles):
         model_a, model_b = rng.sample(models, 2)
         created = now - timedelta(minutes=rng.randint(1, 60 * 24 * 30))
@@ -97,6 +109,12 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
         prompts = [rng.choice(PROMPTS)] + rng.sample(FOLLOW_UPS, rng.choice([0, 0, 0, 1, 2]))
         battle.title = prompts[0][:120]
         battle_rows.append(battle)
+        # Classified by the rules only (no model call), as the worker would without one.
+        found = classify_by_rules(prompts[0], note="demo battle: classified by the rules")
+        battle.language, battle.classified_at = found.language, created
+        battle.classification_note = found.note
+        tags = found.tags | ({MULTI_TURN} if len(prompts) > 1 else set())
+        category_rows += [BattleCategory(battle=battle, category=tag) for tag in sorted(tags)]
         for index, prompt in enumerate(prompts, start=1):
             turn = Turn(battle=battle, index=index, prompt=prompt)
             turn_rows.append(turn)
@@ -114,6 +132,7 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
     Turn.objects.bulk_create(turn_rows)
     Response.objects.bulk_create(response_rows)
     Vote.objects.bulk_create(vote_rows)
+    BattleCategory.objects.bulk_create(category_rows)
     return len(battle_rows)
 
 

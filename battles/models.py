@@ -61,6 +61,11 @@ class Battle(models.Model):
     is_demo = models.BooleanField(default=False, db_index=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     last_active_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # Set once the first prompt is classified (arena.prompt_categories; tags in
+    # BattleCategory): its language ("und" when unsure) and how it was classified.
+    language = models.CharField(max_length=8, blank=True)
+    classified_at = models.DateTimeField(null=True, blank=True)
+    classification_note = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["-last_active_at"]
@@ -85,6 +90,21 @@ class Battle(models.Model):
 
     def model_in(self, slot: str) -> AIModel:
         return self.model_a if slot == Slot.A else self.model_b
+
+
+class BattleCategory(models.Model):
+    """One category of a battle (``coding``, ``multi_turn``, ``lang-en``...): its votes
+    count on that category's board."""
+
+    battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="categories")
+    category = models.CharField(max_length=40, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["battle", "category"],
+                                               name="battle_category_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.category} ({self.battle_id})"
 
 
 class Turn(models.Model):

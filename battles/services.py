@@ -21,6 +21,7 @@ from arena.llm.context import BYTES_PER_TOKEN, estimate_input_tokens, fits, inpu
 from arena.ratelimit import provider_budget
 from arena.steps import StepStatus, failed_for_good, step_enqueue
 from arena.streaming import stop_stream_sync
+from battles.categories import classify_later, tag_multi_turn
 from battles.models import (
     MAX_MESSAGES,
     Battle,
@@ -148,6 +149,7 @@ def battle_create(
         turn = _add_turn(battle, text, 1)
         Thread.objects.filter(pk=thread.pk, title="").update(title=title)
         _touch(battle)
+        classify_later(battle)
     logger.info("battle %s created", battle.id)
     return battle, turn
 
@@ -166,6 +168,7 @@ def battle_follow_up(*, battle: Battle, prompt: str) -> Turn:
         _require_context_room(battle, turns, text)
         provider_budget([battle.model_a.provider, battle.model_b.provider])
         turn = _add_turn(battle, text, len(turns) + 1)
+        tag_multi_turn(battle)
         _touch(battle)
     return turn
 

@@ -8,3 +8,10 @@ def generate_response(response_id: str, generation: int) -> None:
     from battles.generation import response_generate
 
     response_generate(response_id=response_id, generation=generation)
+
+
+@step_task
+def classify_battle(battle_id: str) -> None:
+    from battles.categories import battle_classify
+
+    battle_classify(battle_id=battle_id)

@@ -63,11 +63,12 @@ class ResponseFactory(factory.django.DjangoModelFactory):
     output_tokens = 3
 
 
-def answered_battle(*, turns: int = 1, **battle_fields) -> Battle:
-    """A battle whose every turn has both answers done."""
+def answered_battle(*, turns: int = 1, prompt: str = "", **battle_fields) -> Battle:
+    """A battle whose every turn has both answers done (``prompt``: the first one's)."""
     battle = BattleFactory(**battle_fields)
     for index in range(1, turns + 1):
-        turn = TurnFactory(battle=battle, index=index, prompt=f"prompt {index}")
+        turn = TurnFactory(battle=battle, index=index,
+                           prompt=(index == 1 and prompt) or f"prompt {index}")
         ResponseFactory(turn=turn, slot=Slot.A, text=f"answer a{index}")
         ResponseFactory(turn=turn, slot=Slot.B, text=f"answer b{index}")
     return battle

@@ -1,0 +1,73 @@
+"""A battle's categories: its first prompt classified once (arena.prompt_categories), and
+``multi_turn`` once it has a follow-up. They decide which category boards its vote counts on.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from arena import aio
+from arena.prompt_categories import Classification, classify_prompt
+from arena.steps import enqueue_task, release_database
+from battles.models import Battle, BattleCategory, Turn
+
+logger = logging.getLogger(__name__)
+
+CLASSIFY_TASK = "battles.tasks.classify_battle"
+MULTI_TURN = "multi_turn"
+
+
+def classify_later(battle: Battle) -> None:
+    """Classify the battle's first prompt in the worker, once this transaction commits."""
+    enqueue_task(CLASSIFY_TASK, str(battle.pk))
+
+
+def tag_multi_turn(battle: Battle) -> None:
+    BattleCategory.objects.bulk_create([BattleCategory(battle=battle, category=MULTI_TURN)],
+                                       ignore_conflicts=True)
+
+
+def _classifier_endpoint():
+    """The configured classifier model's endpoint, or ``(None, why not)``."""
+    from arena.availability import model_availability
+    from arena.models import AIModel
+    from arena.selectors import model_endpoint
+
+    slug = settings.ARENA_CLASSIFIER_MODEL
+    if not slug:
+        return None, "no classifier model is configured"
+    model = AIModel.objects.filter(pk=slug).first()
+    if model is None:
+        return None, f"the classifier model {slug} is not in the model registry"
+    availability = model_availability(model)
+    if not availability.available:
+        return None, f"the classifier model is unavailable: {availability.reason}"
+    return model_endpoint(model), ""
+
+
+def battle_classify(*, battle_id: str) -> Classification | None:
+    """Classify a battle's first prompt, once (a redelivered task finds it done)."""
+    battle = Battle.objects.filter(pk=battle_id, classified_at__isnull=True).first()
+    if battle is None:
+        return None
+    prompt = Turn.objects.filter(battle=battle, index=1).values_list("prompt", flat=True).first()
+    if prompt is None:
+        return None
+    endpoint, unavailable = _classifier_endpoint()
+    release_database()  # the model may take seconds: hold no connection meanwhile
+    result = aio.run(classify_prompt(prompt, endpoint, unavailable=unavailable))
+    with transaction.atomic():
+        updated = Battle.objects.filter(pk=battle.pk, classified_at__isnull=True).update(
+            language=result.language, classified_at=timezone.now(),
+            classification_note=result.note[:300])
+        if updated:
+            BattleCategory.objects.bulk_create(
+                [BattleCategory(battle_id=battle.pk, category=tag) for tag in sorted(result.tags)],
+                ignore_conflicts=True)
+    logger.info("battle %s classified by %s: %s", battle.pk, result.method,
+                ", ".join(sorted(result.tags)) or "no category")
+    return result

@@ -1,0 +1,131 @@
+"""A battle's categories: classified once after its first turn (in the worker), multi-turn
+after a follow-up, written by export_votes for ``rate --category``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+from arena.models import AIModel, ProviderKind
+from arena.prompt_categories import HARD_CRITERIA, classify_by_rules
+from battles import services
+from battles.categories import CLASSIFY_TASK, battle_classify
+from battles.models import Battle, BattleCategory
+from battles.tests.factories import answered_battle
+
+pytestmark = pytest.mark.django_db
+
+
+def tags(battle) -> set[str]:
+    return set(BattleCategory.objects.filter(battle=battle).values_list("category", flat=True))
+
+
+@pytest.fixture
+def classifier(fake_openai, settings):
+    model = AIModel.objects.create(
+        slug="sorter", name="Sorter", provider="Fakeprov", provider_kind=ProviderKind.OPENAI,
+        base_url=fake_openai.base_url, api_key_env=fake_openai.api_key_env,
+        api_model="sorter-api", max_tokens=64)
+    settings.ARENA_CLASSIFIER_MODEL = model.slug
+    fake_openai.reply_text = json.dumps({
+        "coding": False, "math": False, "creative_writing": True,
+        "instruction_following": False,
+        "hard_prompt_criteria": dict.fromkeys(HARD_CRITERIA, False)})
+    return fake_openai
+
+
+def test_a_new_battle_is_sent_to_be_classified_once_it_commits(
+        two_models, monkeypatch, django_capture_on_commit_callbacks):
+    import arena.steps
+
+    sent = []
+    monkeypatch.setattr(arena.steps, "send_task", lambda name, args: sent.append((name, args)))
+    with django_capture_on_commit_callbacks(execute=True):
+        battle, _turn = services.battle_create(session_key="s", prompt="Write a haiku")
+    assert (CLASSIFY_TASK, [str(battle.pk)]) in sent
+
+
+def test_the_first_prompt_is_classified_by_rules_and_the_model(classifier):
+    battle = answered_battle(prompt="Write a poem in Python comments: def poem(): pass\n"
+                                    "class Verse: pass")
+    result = battle_classify(battle_id=str(battle.pk))
+    assert result.method == "rules+model"
+    assert tags(battle) == {"coding", "creative_writing", "lang-en"}
+    battle.refresh_from_db()
+    assert battle.language == "en" and battle.classified_at is not None
+    assert battle.classification_note == ""
+    asked = len(classifier.chat_requests)
+    assert battle_classify(battle_id=str(battle.pk)) is None  # once only (a redelivery)
+    assert len(classifier.chat_requests) == asked
+
+
+def test_without_the_classifier_model_the_rules_decide_and_the_battle_says_why(settings):
+    settings.ARENA_CLASSIFIER_MODEL = "not-installed"
+    battle = answered_battle(prompt="Solve 2x + 3 = 11 for x, please, step by step")
+    battle_classify(battle_id=str(battle.pk))
+    battle.refresh_from_db()
+    assert tags(battle) == {"math", "lang-en"}
+    assert "not-installed is not in the model registry" in battle.classification_note
+
+
+def test_a_follow_up_makes_the_battle_multi_turn():
+    battle = answered_battle()
+    assert "multi_turn" not in tags(battle)
+    services.battle_follow_up(battle=battle, prompt="And in French?")
+    assert "multi_turn" in tags(battle)
+
+
+def test_export_writes_the_categories_that_rate_reads(tmp_path, settings):
+    settings.ARENA_CLASSIFIER_MODEL = ""
+    coding = answered_battle(prompt="```\nx = 1\n```\nWhat does this Python code do?")
+    plain = answered_battle(prompt="What is the tallest mountain on Earth?")
+    for battle in (coding, plain):
+        battle_classify(battle_id=str(battle.pk))
+        services.battle_vote(battle=Battle.objects.get(pk=battle.pk), choice="left_better")
+    out = tmp_path / "votes.csv"
+    call_command("export_votes", "--output", str(out), stderr=io.StringIO())
+    rows = {r["battle_id"]: r for r in csv.DictReader(out.open())}
+    assert rows[str(coding.pk)]["coding"] == "true"
+    assert rows[str(plain.pk)]["coding"] == "false"
+    assert rows[str(plain.pk)]["language"] == "en"
+    assert {"math", "creative_writing", "hard_prompt", "multi_turn", "long_query"} \
+        <= set(rows[str(plain.pk)])
+    buffer = io.StringIO()
+    call_command("rate", "--input", str(out), "--category", "coding", "--format", "json",
+                 stdout=buffer)
+    assert {r["model"] for r in json.loads(buffer.getvalue())} \
+        == {coding.model_a_id, coding.model_b_id}
+
+
+def test_demo_battles_are_classified_by_the_rules():
+    from arena.services import models_sync
+    from battles.demo import demo_seed
+
+    models_sync()
+    demo_seed(battles=60, seed=3)
+    demo = Battle.objects.filter(is_demo=True)
+    assert not demo.filter(classified_at__isnull=True).exists()
+    for battle in demo.prefetch_related("turns"):
+        first = battle.turns.all()[0].prompt
+        expected = set(classify_by_rules(first).tags)
+        if len(battle.turns.all()) > 1:
+            expected.add("multi_turn")
+        assert tags(battle) == expected
+    assert BattleCategory.objects.filter(battle__is_demo=True, category="coding").exists()
+
+
+def test_classify_battles_classifies_what_was_not(settings):
+    settings.ARENA_CLASSIFIER_MODEL = ""
+    old = [answered_battle(prompt="Write a SQL query in Python using sqlite3, the code please"),
+           answered_battle(prompt="Why is the sky blue? Explain it for a child please")]
+    done = answered_battle(prompt="Already done")
+    Battle.objects.filter(pk=done.pk).update(classified_at=done.created_at)
+    out = io.StringIO()
+    call_command("classify_battles", stdout=out)
+    assert out.getvalue().strip() == "classified 2 of 2 battles (2 by rules)"
+    assert tags(old[0]) == {"coding", "lang-en"} and tags(old[1]) == {"lang-en"}
+    assert tags(done) == set()
