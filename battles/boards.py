@@ -7,10 +7,11 @@ over the pair (model a, model b) with a count per result.
 
 from __future__ import annotations
 
-from django.db.models import Q, Sum
+from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
 
-from battles.models import Battle, Response, Slot, Vote
+from arena.prompt_categories import CATEGORY_TITLES
+from battles.models import Battle, BattleCategory, Response, Slot, Vote
 from battles.signals import vote_recorded
 from leaderboard.boards import (
     Board,
@@ -49,8 +50,10 @@ def text_period_outcomes():
 # the battle, the answer tokens and the Markdown headers, list items and bold spans.
 STYLE_EXPORT = ("tokens_a", "tokens_b", "headers_a", "headers_b", "lists_a", "lists_b",
                 "bold_a", "bold_b")
+# One true/false column per category (what ``rate --category NAME`` reads) and the language.
+CATEGORY_EXPORT = (*CATEGORY_TITLES, "language")
 EXPORT_COLUMNS = ("model_a", "model_b", "winner", "vote_id", "battle_id", "created_at",
-                  "battle_created_at", "is_demo", *STYLE_EXPORT)
+                  "battle_created_at", "is_demo", *STYLE_EXPORT, *CATEGORY_EXPORT)
 _STYLE_SUMS = {"tokens": Sum(Coalesce("output_tokens", 0)), "headers": Sum("md_headers"),
                "lists": Sum("md_lists"), "bold": Sum("md_bold")}
 
@@ -62,6 +65,15 @@ def _battle_style(battle_ids) -> dict[tuple, dict[str, int]]:
     return {(r["turn__battle_id"], r["slot"]): r for r in rows}
 
 
+def _battle_categories(battle_ids) -> dict:
+    """battle id -> its category tags."""
+    tags: dict = {}
+    for battle_id, tag in BattleCategory.objects.filter(battle_id__in=battle_ids).values_list(
+            "battle_id", "category"):
+        tags.setdefault(battle_id, set()).add(tag)
+    return tags
+
+
 def text_export_rows():
     """Counted votes oldest first, as dicts in :data:`EXPORT_COLUMNS` order."""
     rows = (
@@ -69,17 +81,20 @@ def text_export_rows():
         .order_by("created_at", "pk")
         .values_list(
             "battle__model_a_id", "battle__model_b_id", "winner", "pk", "battle_id",
-            "created_at", "battle__created_at", "battle__is_demo",
+            "created_at", "battle__created_at", "battle__is_demo", "battle__language",
         )
         .iterator(chunk_size=20_000)
     )
     for chunk in _chunks(rows, 5_000):
-        style = _battle_style([row[4] for row in chunk])
-        for row in chunk:
+        ids = [row[4] for row in chunk]
+        style, categories = _battle_style(ids), _battle_categories(ids)
+        for *row, language in chunk:
             sides = {slot: style.get((row[4], slot), {}) for slot in (Slot.A, Slot.B)}
             counts = [sides[side].get(element) or 0 for element in _STYLE_SUMS
                       for side in (Slot.A, Slot.B)]
-            yield dict(zip(EXPORT_COLUMNS, (*row, *counts), strict=True))
+            tags = categories.get(row[4], set())
+            flags = [str(name in tags).lower() for name in CATEGORY_TITLES]
+            yield dict(zip(EXPORT_COLUMNS, (*row, *counts, *flags, language), strict=True))
 
 
 def text_styled_votes():
@@ -110,6 +125,18 @@ def _chunks(rows, size: int):
             chunk = []
     if chunk:
         yield chunk
+
+
+def text_category_votes() -> dict[str, int]:
+    """Counted votes per category of their battle, in one GROUP BY."""
+    rows = (_counted().filter(battle__categories__isnull=False)
+            .values_list("battle__categories__category").annotate(n=Count("pk")).order_by())
+    return dict(rows)
+
+
+def text_category_outcomes(category: str):
+    """:func:`text_outcomes` of the battles in ``category``."""
+    return grouped_outcomes(_counted().filter(battle__categories__category=category), **PAIR)
 
 
 def text_subject_outcomes(subject: str):
@@ -158,6 +185,8 @@ TEXT_BOARD = register_board(
         subject_outcomes=text_subject_outcomes,
         recent=text_recent,
         styled_votes=text_styled_votes,
+        category_votes=text_category_votes,
+        category_outcomes=text_category_outcomes,
         signal=vote_recorded,
         outcome_from_signal=outcome_from_vote,
         order=10,

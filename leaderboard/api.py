@@ -38,6 +38,16 @@ class LeaderboardParams(Schema):
     include_provisional: bool = False
     include_deprecated: bool = False
     style_control: bool = False  # ratings with answer length and Markdown held equal
+    # A category board (coding, math, creative_writing, instruction_following, hard_prompt,
+    # multi_turn, long_query, lang-<code>): one with enough votes, else 422 naming them.
+    category: str | None = Field(None, max_length=40)
+
+
+class CategoryOut(Schema):
+    name: str
+    title: str
+    votes: int  # counted votes of the board's battles in this category
+    rated: bool  # it has a board of its own (ARENA_LEADERBOARD_CATEGORY_MIN_VOTES votes)
 
 
 class StyleCoefficientOut(Schema):
@@ -78,6 +88,8 @@ class MetadataOut(Schema):
     last_updated: datetime | None
     style_control: bool = False  # these ratings are the style-controlled ones
     style_coefficients: list[StyleCoefficientOut] | None = None
+    category: str | None = None  # the category board shown; null for the whole board
+    categories: list[CategoryOut] = []  # the board's categories, most voted first
 
 
 class LeaderboardOut(Schema):
@@ -186,6 +198,7 @@ def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
             include_deprecated=params.include_deprecated,
             include_provisional=params.include_provisional,
             style_control=params.style_control,
+            category=params.category,
         )
     except UnknownBoard as exc:
         raise RuleError(exc.args[0], status=404) from None
@@ -206,6 +219,8 @@ def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
             "total_votes": snap.outcomes if snap else 0,
             "last_updated": snap.created_at if snap else None,
             "style_control": page.style_shown,
+            "category": query.category or None,
+            "categories": [vars(c) for c in page.categories],
             "style_coefficients": [
                 {"element": e, "value": v, "ci_lower": lo, "ci_upper": hi}
                 for e, v, lo, hi in snap.style_coefficients

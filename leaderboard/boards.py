@@ -27,6 +27,10 @@ A board's functions return plain rows, never model instances:
 * ``styled_votes()`` — optional: one ``(subject_a, subject_b, winner, style_a, style_b)``
   per counted vote, each style the (tokens, headers, lists, bold) of that side's answers;
   with it, every run also fits the board with style control.
+* ``category_votes()`` + ``category_outcomes(category)`` — optional: counted votes per
+  category (``coding``, ``lang-en``..., titles from :mod:`arena.prompt_categories`) and
+  the ``outcomes()`` rows of one category; with them, every run also fits one board per
+  category with at least ``ARENA_LEADERBOARD_CATEGORY_MIN_VOTES`` votes.
 * ``recent(subject, limit)`` — optional: :class:`Recent` items, newest first, that anyone
   may open (a voted battle, never one still blind), for the subject's page.
 * ``signal`` + ``outcome_from_signal(**kwargs)`` — optional: a Django signal sent when
@@ -93,6 +97,8 @@ class Board:
     subject_outcomes: Callable[[str], Iterable[OutcomeRow]] | None = None
     recent: Callable[[str, int], Iterable[Recent]] | None = None
     styled_votes: Callable[[], Iterable[tuple]] | None = None
+    category_votes: Callable[[], Mapping[str, int]] | None = None
+    category_outcomes: Callable[[str], Iterable[OutcomeRow]] | None = None
     signal: Signal | None = None
     outcome_from_signal: Callable[..., OrderedRow | None] | None = None
     order: int = 100  # tab order on the page, lowest first
@@ -107,6 +113,9 @@ class Board:
             raise ValueError(f"board {self.name}: Glicko-2 needs period_outcomes")
         if self.primary_method == "elo" and self.ordered_outcomes is None:
             raise ValueError(f"board {self.name}: Elo as primary needs ordered_outcomes")
+        if (self.category_votes is None) != (self.category_outcomes is None):
+            raise ValueError(f"board {self.name}: give both category_votes and "
+                             "category_outcomes")
         if (self.signal is None) != (self.outcome_from_signal is None):
             raise ValueError(f"board {self.name}: give both signal and outcome_from_signal")
 

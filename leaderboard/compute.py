@@ -315,3 +315,24 @@ def expected_win_rate(rating: np.ndarray, mask: np.ndarray) -> np.ndarray:
     np.fill_diagonal(p, 0.0)
     out[idx] = p.sum(axis=1) / (idx.size - 1)
     return out
+
+
+def plot_data(grouped: Grouped, fit: Fit, rated: np.ndarray, active: np.ndarray, *,
+              limit: int) -> dict:
+    """Pair statistics among the models the plots show: top N rated ∪ top N rated active."""
+    order = np.argsort(-fit.rating, kind="stable")
+    top = [i for i in order if rated[i]][:limit]
+    top_active = [i for i in order if rated[i] and active[i]][:limit]
+    chosen = sorted(set(top) | set(top_active), key=lambda i: -fit.rating[i])
+    if not chosen:
+        return {"subjects": [], "pairs": []}
+    pos = {int(i): k for k, i in enumerate(chosen)}
+    pairs = pair_table(grouped)
+    rows = []
+    for lo, hi, w_lo, w_hi, ties, bb in zip(
+        pairs.lo.tolist(), pairs.hi.tolist(), pairs.wins_lo.tolist(), pairs.wins_hi.tolist(),
+        pairs.ties.tolist(), pairs.both_bad.tolist(), strict=True,
+    ):
+        if lo in pos and hi in pos:
+            rows.append([pos[lo], pos[hi], w_lo, w_hi, ties, bb])
+    return {"subjects": [grouped.subjects[i] for i in chosen], "pairs": rows}

@@ -17,6 +17,7 @@ MODEL_NOT_FOUND = "Model not found."
 
 class StandingOut(Schema):
     board: str
+    category: str | None = None  # a category board of ``board``; null for the whole board
     title: str
     rated: bool  # has an entry in the board's latest snapshot
     provisional: bool | None
@@ -82,7 +83,7 @@ def get_model(request: HttpRequest, model_id: str):
         "max_tokens": m.max_tokens,
         "input_price_per_million": float(m.input_price_per_million),
         "output_price_per_million": float(m.output_price_per_million),
-        "boards": [_standing(s) for s in page.standings],
+        "boards": [row for s in page.standings for row in _standing_rows(s)],
         "opponents": [
             {"board": s.board.name, "model_id": o.subject, "name": o.name, "votes": o.votes,
              "won": o.won, "lost": o.lost, "tie": o.tie, "both_bad": o.both_bad,
@@ -94,13 +95,20 @@ def get_model(request: HttpRequest, model_id: str):
     }
 
 
-def _standing(s) -> dict:
-    e = s.entry
+def _standing_rows(s) -> list[dict]:
+    """The board's row, then one per category board the model is on."""
+    return [_standing(s.board.name, s.board.title, s.entry, s.elo),
+            *(_standing(s.board.name, c.title, c.entry, None, category=c.category)
+              for c in s.categories)]
+
+
+def _standing(board: str, title: str, e, elo: float | None, *, category: str | None = None
+              ) -> dict:
     return {
-        "board": s.board.name, "title": s.board.title, "rated": e is not None,
+        "board": board, "category": category, "title": title, "rated": e is not None,
         "provisional": e.provisional if e else None,
         "rating": e.rating if e else None,
         "ci_lower": e.ci_lower if e else None, "ci_upper": e.ci_upper if e else None,
         "rank_ub": e.rank_ub if e and not e.provisional else None,
-        "elo": s.elo, "votes": e.votes if e else 0,
+        "elo": elo, "votes": e.votes if e else 0,
     }

@@ -11,8 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from arena.models import AIModel
+from arena.prompt_categories import category_title
 from leaderboard.boards import Board, Recent, board_subjects, boards, outcome_for
-from leaderboard.models import SnapshotEntry
+from leaderboard.models import BoardSnapshot, SnapshotEntry
 from leaderboard.selectors import online_elo_map, snapshot_latest
 
 RECENT_LIMIT = 10
@@ -37,6 +38,15 @@ class Opponent:
         return self.won / self.votes if self.votes else 0.0
 
 
+@dataclass(frozen=True)
+class CategoryStanding:
+    """The model on one category board of a board (its entry in the latest snapshot)."""
+
+    category: str
+    title: str
+    entry: SnapshotEntry
+
+
 @dataclass
 class Standing:
     """The model on one board: its latest snapshot entry (None: not rated there yet)."""
@@ -45,6 +55,7 @@ class Standing:
     entry: SnapshotEntry | None
     elo: float | None
     opponents: list[Opponent] = field(default_factory=list)
+    categories: list[CategoryStanding] = field(default_factory=list)
 
 
 @dataclass
@@ -77,7 +88,23 @@ def _standing(board: Board, subject: str) -> Standing:
     snapshot = snapshot_latest(board=board.name)
     entry = snapshot.entries.filter(subject=subject).first() if snapshot else None
     return Standing(board, entry, online_elo_map(board=board.name).get(subject),
-                    _opponents(board, subject))
+                    _opponents(board, subject), _categories(board, subject))
+
+
+def _categories(board: Board, subject: str) -> list[CategoryStanding]:
+    """The model's entries on the latest snapshot of each category board it is on, in the
+    order of the category's votes."""
+    latest: dict[str, int] = {}
+    for pk, category in (BoardSnapshot.objects.filter(board=board.name).exclude(category="")
+                         .order_by("-created_at", "-id").values_list("pk", "category")):
+        latest.setdefault(category, pk)
+    if not latest:
+        return []
+    entries = {e.snapshot_id: e for e in SnapshotEntry.objects.select_related("snapshot")
+               .filter(snapshot_id__in=latest.values(), subject=subject)}
+    found = [CategoryStanding(c, category_title(c), entries[pk])
+             for c, pk in latest.items() if pk in entries]
+    return sorted(found, key=lambda s: (-s.entry.snapshot.outcomes, s.category))
 
 
 def _opponents(board: Board, subject: str) -> list[Opponent]:

@@ -80,10 +80,15 @@ class BoardSnapshot(models.Model):
     # Style control: [[element, value, lower, upper], ...] (log-odds per standard deviation of
     # the style difference); null when the board has no styled votes.
     style_coefficients = models.JSONField(null=True, blank=True)
+    # A category board's snapshot names its category ("" is the whole board); the whole
+    # board's snapshot keeps the counted votes of every category, eligible or not.
+    category = models.CharField(max_length=40, blank=True, default="")
+    category_votes = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["board", "-created_at"], name="snapshot_board_latest")]
+        indexes = [models.Index(fields=["board", "category", "-created_at"],
+                                name="snapshot_board_category_latest")]
 
     def __str__(self) -> str:
         return f"{self.board} @ {self.created_at:%Y-%m-%d %H:%M:%S}"

@@ -11,6 +11,7 @@ from functools import lru_cache
 import numpy as np
 from django.conf import settings
 
+from arena.prompt_categories import category_title
 from leaderboard import plots
 from leaderboard.boards import Board, boards, get_board
 from leaderboard.compute import expected_win_rate
@@ -36,6 +37,8 @@ ORDERS = ("asc", "desc")
 
 BAD_SORT = "Unknown sort {value!r}: use one of " + ", ".join(SORTS) + "."
 BAD_ORDER = "Unknown order {value!r}: use asc or desc."
+NO_CATEGORY_BOARD = ("No {board} board for the category {value!r}: a category gets a board "
+                     "of its own at {least} counted votes. Categories rated now: {names}.")
 
 METHOD_LABELS = {"bt": "Bradley–Terry", "elo": "Elo", "glicko2": "Glicko-2"}
 CI_LABELS = {
@@ -59,6 +62,17 @@ class Query:
     include_deprecated: bool = False
     include_provisional: bool = True
     style_control: bool = False  # the style-controlled ratings, where the board has them
+    category: str = ""  # a category board of ``board`` ("" is the whole board)
+
+
+@dataclass(frozen=True)
+class CategoryOption:
+    """A category of a board, as its selector lists it."""
+
+    name: str
+    title: str
+    votes: int
+    rated: bool  # it has a board of its own (enough votes)
 
 
 @dataclass
@@ -106,6 +120,8 @@ class BoardPage:
     organizations: list[str] = field(default_factory=list)
     licenses: list[str] = field(default_factory=list)
     entries: dict[str, SnapshotEntry] = field(default_factory=dict)  # all, by subject
+    categories: list[CategoryOption] = field(default_factory=list)
+    whole_votes: int = 0  # counted votes of the whole board, for the selector's "All"
 
     @property
     def styled(self) -> bool:
@@ -152,6 +168,7 @@ def leaderboard_query_clean(
     include_deprecated: bool = False,
     include_provisional: bool = True,
     style_control: bool = False,
+    category: str | None = None,
 ) -> Query:
     """Validate a request's parameters (raises QueryError / UnknownBoard)."""
     names = [b.name for b in boards()]
@@ -163,6 +180,12 @@ def leaderboard_query_clean(
     order = order or SORTS[sort][1]
     if order not in ORDERS:
         raise QueryError(BAD_ORDER.format(value=order))
+    category = (category or "").strip()
+    if category and snapshot_latest(board=name, category=category) is None:
+        rated = [c.name for c in category_options(board=name) if c.rated]
+        raise QueryError(NO_CATEGORY_BOARD.format(
+            board=name, value=category[:40], least=settings.ARENA_LEADERBOARD_CATEGORY_MIN_VOTES,
+            names=", ".join(rated) or "none yet"))
     return Query(
         board=name,
         sort=sort,
@@ -173,12 +196,27 @@ def leaderboard_query_clean(
         include_deprecated=include_deprecated,
         include_provisional=include_provisional,
         style_control=style_control,
+        category=category,
     )
 
 
-def snapshot_latest(*, board: str) -> BoardSnapshot | None:
+def category_options(*, board: str, whole: BoardSnapshot | None = None) -> list[CategoryOption]:
+    """Every category of the board's latest run with its counted votes, most voted first;
+    ``rated`` when it has a board of its own."""
+    whole = whole or snapshot_latest(board=board)
+    if whole is None or not whole.category_votes:
+        return []
+    rated = set(BoardSnapshot.objects.filter(board=board).exclude(category="")
+                .values_list("category", flat=True).distinct())
+    votes = whole.category_votes
+    return [CategoryOption(name, category_title(name), votes[name], name in rated)
+            for name in sorted(votes, key=lambda c: (-votes[c], c))]
+
+
+def snapshot_latest(*, board: str, category: str = "") -> BoardSnapshot | None:
+    """The newest snapshot of ``board`` (of one of its categories with ``category``)."""
     return (
-        BoardSnapshot.objects.filter(board=board)
+        BoardSnapshot.objects.filter(board=board, category=category)
         .order_by("-created_at", "-id")
         .first()
     )
@@ -203,8 +241,12 @@ def _snapshot_entries(snapshot_id: int, created_at) -> tuple:
 def leaderboard_view(*, query: Query) -> BoardPage:
     """The latest snapshot of ``query.board`` filtered, sorted and split (rated/provisional)."""
     board = get_board(query.board)
-    snapshot = snapshot_latest(board=query.board)
-    view = BoardPage(board=board, snapshot=snapshot, query=query)
+    whole = snapshot_latest(board=query.board)
+    snapshot = snapshot_latest(board=query.board, category=query.category) \
+        if query.category else whole
+    view = BoardPage(board=board, snapshot=snapshot, query=query,
+                     categories=category_options(board=query.board, whole=whole),
+                     whole_votes=whole.outcomes if whole else 0)
     if snapshot is None:
         return view
     entries = _snapshot_entries(snapshot.pk, snapshot.created_at)
@@ -214,7 +256,7 @@ def leaderboard_view(*, query: Query) -> BoardPage:
     shown = [e for e in entries if query.include_deprecated or not e.deprecated]
     view.organizations = sorted({e.organization for e in shown if e.organization})
     view.licenses = sorted({e.license for e in shown if e.license})
-    elo = online_elo_map(board=query.board)
+    elo = {} if query.category else online_elo_map(board=query.board)
     needle = query.search.casefold()
 
     def keep(e: SnapshotEntry) -> bool:

@@ -290,29 +290,6 @@ def _fit(board: Board, grouped: compute.Grouped, *, ci_method: str, rounds: int)
     return compute.fit_bt(grouped, ci_method=ci_method, rounds=rounds)
 
 
-def _plot_data(
-    grouped: compute.Grouped, fit: compute.Fit, rated: np.ndarray, active: np.ndarray
-) -> dict:
-    """Pair statistics among the models the plots show: top N rated ∪ top N rated active."""
-    limit = settings.ARENA_LEADERBOARD_PLOT_MODELS
-    order = np.argsort(-fit.rating, kind="stable")
-    top = [i for i in order if rated[i]][:limit]
-    top_active = [i for i in order if rated[i] and active[i]][:limit]
-    chosen = sorted(set(top) | set(top_active), key=lambda i: -fit.rating[i])
-    if not chosen:
-        return {"subjects": [], "pairs": []}
-    pos = {int(i): k for k, i in enumerate(chosen)}
-    pairs = compute.pair_table(grouped)
-    rows = []
-    for lo, hi, w_lo, w_hi, ties, bb in zip(
-        pairs.lo.tolist(), pairs.hi.tolist(), pairs.wins_lo.tolist(), pairs.wins_hi.tolist(),
-        pairs.ties.tolist(), pairs.both_bad.tolist(), strict=True,
-    ):
-        if lo in pos and hi in pos:
-            rows.append([pos[lo], pos[hi], w_lo, w_hi, ties, bb])
-    return {"subjects": [grouped.subjects[i] for i in chosen], "pairs": rows}
-
-
 def board_recompute(
     *,
     board_name: str,
@@ -320,8 +297,10 @@ def board_recompute(
     ci_method: str | None = None,
     bootstrap_rounds: int | None = None,
     progress: Progress | None = None,
+    category: str = "",
 ) -> BoardSnapshot:
-    """Aggregate, fit and snapshot one board. The caller holds the board's lock."""
+    """Aggregate, fit and snapshot one board, or one of its categories (``category``; no
+    online Elo, no style control). The caller holds the board's lock."""
     step = progress or (lambda _label: None)
     board = get_board(board_name)
     if bootstrap_rounds is not None and bootstrap_rounds > 0:
@@ -334,10 +313,14 @@ def board_recompute(
 
     applied_before = _elo_applied(board_name)
     with _aggregation_session():
-        grouped = compute.group_rows(board.outcomes())
+        if category:
+            grouped = compute.group_rows(board.category_outcomes(category))
+        else:
+            grouped = compute.group_rows(board.outcomes())
+            category_votes = dict(board.category_votes()) if board.category_votes else {}
     applied_after = _elo_applied(board_name)
     step("aggregate")
-    if board.ordered_outcomes is not None and not (
+    if not category and board.ordered_outcomes is not None and not (
         applied_before <= grouped.total <= applied_after
     ):
         online_elo_replay(board_name=board_name)
@@ -357,10 +340,13 @@ def board_recompute(
     rank_ub = compute.ranks(fit.ci_lower, fit.ci_upper, rated)
     rank_ub_active = compute.ranks(fit.ci_lower, fit.ci_upper, active)
     win_rate = tally.win_rate
-    style = style_columns(board, grouped, rated, active)
-    plot_data = _plot_data(grouped, fit, rated, active)
-    counts = dict(board.counts()) if board.counts else {}
-    if "votes" not in counts and "votes_excluded" in counts:
+    style = {"coefficients": None} if category else style_columns(board, grouped, rated, active)
+    plot_data = compute.plot_data(grouped, fit, rated, active,
+                                  limit=settings.ARENA_LEADERBOARD_PLOT_MODELS)
+    counts = dict(board.counts()) if board.counts and not category else {}
+    if category:
+        counts["votes"] = grouped.total
+    elif "votes" not in counts and "votes_excluded" in counts:
         counts["votes"] = grouped.total + counts["votes_excluded"]
     step("tally")
 
@@ -380,6 +366,8 @@ def board_recompute(
             fit_ms=fit_ms,
             plot_data=plot_data,
             style_coefficients=style.pop("coefficients"),
+            category=category,
+            category_votes={} if category else category_votes,
         )
         SnapshotEntry.objects.bulk_create(
             [
@@ -408,7 +396,7 @@ def board_recompute(
             ],
             batch_size=500,
         )
-        _prune_snapshots(board_name)
+        _prune_snapshots(board_name, category)
     step("write")
     return snapshot
 
@@ -434,15 +422,23 @@ def _elo_applied(board_name: str) -> int:
     )
 
 
-def _prune_snapshots(board_name: str) -> None:
+def _prune_snapshots(board_name: str, category: str) -> None:
     keep = settings.ARENA_LEADERBOARD_KEEP_SNAPSHOTS
     old = list(
-        BoardSnapshot.objects.filter(board=board_name)
+        BoardSnapshot.objects.filter(board=board_name, category=category)
         .order_by("-created_at", "-id")
         .values_list("pk", flat=True)[keep:]
     )
     if old:
         BoardSnapshot.objects.filter(pk__in=old).delete()
+
+
+def category_boards(snapshot: BoardSnapshot) -> list[str]:
+    """The categories of a whole board's snapshot with enough votes for a board of their
+    own (``ARENA_LEADERBOARD_CATEGORY_MIN_VOTES``), most voted first."""
+    least = settings.ARENA_LEADERBOARD_CATEGORY_MIN_VOTES
+    votes = snapshot.category_votes or {}
+    return sorted((c for c, n in votes.items() if n >= least), key=lambda c: (-votes[c], c))
 
 
 def ratings_run(
@@ -470,14 +466,12 @@ def ratings_run(
             if not names:
                 raise ValueError(NO_BOARDS)
             for name in names:
-                snapshot = board_recompute(
-                    board_name=name,
-                    run=run,
-                    ci_method=ci_method,
-                    bootstrap_rounds=bootstrap_rounds,
-                    progress=progress,
-                )
+                fit = {"run": run, "ci_method": ci_method, "bootstrap_rounds": bootstrap_rounds,
+                       "progress": progress}
+                snapshot = board_recompute(board_name=name, **fit)
                 run.outcomes_processed += snapshot.outcomes
+                for category in category_boards(snapshot):
+                    board_recompute(board_name=name, category=category, **fit)
             run.status = RunStatus.SUCCEEDED
         except Exception as exc:
             logger.exception("rating run %s failed", run.pk)

@@ -17,7 +17,7 @@ def leaderboard_stats() -> dict:
     battles = votes = 0
     models: set[str] = set()
     latest_ids = (
-        BoardSnapshot.objects.values("board")
+        BoardSnapshot.objects.filter(category="").values("board")
         .annotate(last=Max("id"))
         .values_list("last", flat=True)
     )

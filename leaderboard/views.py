@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -33,6 +34,7 @@ def _url(query: selectors.Query, **changes) -> str:
         "q": query.search,
         "deprecated": "1" if query.include_deprecated else "",
         "style": "1" if query.style_control else "",
+        "category": query.category,
     }
     q.update(changes)
     if q["sort"] == "rating" and q["order"] == "desc":
@@ -56,6 +58,22 @@ def _sort_links(query: selectors.Query) -> dict[str, dict]:
     return links
 
 
+def _category_links(query: selectors.Query, page: selectors.BoardPage) -> list[dict]:
+    """The category selector: the whole board, then each category with its votes; one
+    without a board of its own yet says how many votes it still needs."""
+    if not page.categories:
+        return []
+    least = settings.ARENA_LEADERBOARD_CATEGORY_MIN_VOTES
+    links = [{"name": "all", "title": "All", "votes": page.whole_votes, "rated": True,
+              "active": not query.category, "url": _url(query, category="", style="")}]
+    for option in page.categories:
+        links.append({"name": option.name, "title": option.title, "votes": option.votes,
+                      "rated": option.rated, "active": option.name == query.category,
+                      "needs": max(least - option.votes, 0),
+                      "url": _url(query, category=option.name, style="")})
+    return links
+
+
 def _tabs(current: str | None) -> list[dict]:
     return [
         {"board": b, "url": _url(selectors.Query(board=b.name)), "active": b.name == current}
@@ -76,6 +94,7 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
             search=get.get("q") or get.get("search"),
             include_deprecated=get.get("deprecated") in {"1", "true", "on"},
             style_control=get.get("style") in {"1", "true", "on"},
+            category=get.get("category"),
         )
     except (selectors.QueryError, UnknownBoard) as exc:
         status = 404 if isinstance(exc, UnknownBoard) else 400
@@ -88,6 +107,7 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
         "q": query,
         "tabs": _tabs(query.board),
         "sort_links": _sort_links(query),
+        "category_links": _category_links(query, page),
         "plots": selectors.board_plots(page=page),
         "reset_url": _url(selectors.Query(board=query.board)),
     }

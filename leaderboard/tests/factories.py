@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import factory
 
-from battles.models import Battle, Position, Thread, Vote, VoteChoice, Winner
+from battles.models import Battle, BattleCategory, Position, Thread, Vote, VoteChoice, Winner
 from battles.tests.factories import AIModelFactory, BattleFactory, answered_battle
 
 # winner -> (choice when model a sits on the left, score_a, score_b)
@@ -33,6 +33,7 @@ def make_votes(
     *,
     counts_for_rating: bool = True,
     is_demo: bool = False,
+    categories: tuple[str, ...] = (),
 ) -> list[Vote]:
     """Create ``count`` voted battles per ``(slug_a, slug_b, winner, count)`` row, in bulk.
 
@@ -67,6 +68,9 @@ def make_votes(
                 )
             )
     Battle.objects.bulk_create(battles, batch_size=500)
+    BattleCategory.objects.bulk_create(
+        [BattleCategory(battle=b, category=c) for b in battles for c in categories],
+        batch_size=500)
     return Vote.objects.bulk_create(votes, batch_size=500)
 
 

@@ -149,3 +149,51 @@ def test_a_board_row_opens_the_models_page(rated_board, live_server, width):
             page.screenshot(path=f"/tmp/model-page-{width}.png", full_page=True)
         finally:
             browser.close()
+
+
+@pytest.mark.browser
+def test_the_category_selector_and_the_style_switch(transactional_db, live_server, settings):
+    settings.ARENA_LEADERBOARD_CATEGORY_MIN_VOTES = 20
+    make_votes([("alpha", "beta", "model_a", 14), ("beta", "gamma", "model_a", 9),
+                ("gamma", "alpha", "tie", 4)], categories=("coding",))
+    make_votes([("alpha", "beta", "model_b", 6)], categories=("math",))
+    assert services.ratings_run(trigger=RunTrigger.COMMAND).status == "succeeded"
+    playwright = pytest.importorskip("playwright.sync_api")
+    errors: list[str] = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{live_server.url}/leaderboard/?board=text")
+            assert page.get_by_test_id("vote-count").inner_text() == "33"
+            assert page.get_by_test_id("category-math").get_attribute("title") \
+                == "Needs 14 more votes for a board of its own"
+
+            # The style switch: the style-controlled ratings and their coefficients
+            page.get_by_test_id("style-control").check()
+            page.wait_for_url(re.compile(r"style=1"))
+            page.get_by_test_id("style-note").wait_for()
+            page.get_by_test_id("style-control").uncheck()
+            page.get_by_test_id("style-note").wait_for(state="detached")
+
+            # A category: the board swaps in place, its votes and URL follow
+            page.get_by_test_id("category-coding").click()
+            page.wait_for_url(re.compile(r"category=coding"))
+            page.wait_for_function(
+                "document.querySelector('[data-testid=vote-count]').textContent === '27'")
+            assert page.get_by_test_id("category-coding").get_attribute("aria-current") == "true"
+            assert page.get_by_test_id("style-control").count() == 0  # not fitted per category
+            rows = page.locator('[data-testid="leaderboard-table"] tbody tr[data-model]')
+            assert rows.first.get_attribute("data-model") == "alpha"
+
+            # Filters keep the category; "All" goes back to the whole board
+            page.get_by_test_id("search").fill("gam")
+            page.wait_for_url(re.compile(r"q=gam"))
+            assert "category=coding" in page.url
+            page.get_by_test_id("category-all").click()
+            page.wait_for_function(
+                "document.querySelector('[data-testid=vote-count]').textContent === '33'")
+        finally:
+            browser.close()
+    assert errors == []
