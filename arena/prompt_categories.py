@@ -1,10 +1,12 @@
 """Prompt categories, as LMArena publishes them and the real vote data carries them.
 
 A prompt is classified once: fast deterministic rules first (the language, with py3langid's
-bundled model; a longer query, over 500 tokens; code fences and code syntax; math notation),
-then, for the judgement calls, a model through the platform's structured output: creative
-writing, instruction following and LMArena's hard-prompt criteria (a prompt is hard when it
-meets at least 6 of the 7), which may also add coding or math that the rules did not see.
+bundled model; a longer query, over 500 tokens; code fences, code syntax and a programming
+language named with a coding verb; math notation; a request for a poem, story, song...;
+constraints on the answer's length, format or words), then, for the judgement calls, a model
+through the platform's structured output: the prompt's one main kind (which may add creative
+writing or instruction following that the rules did not see, in any language) and
+LMArena's hard-prompt criteria (a prompt is hard when it meets at least 6 of the 7).
 Multi-turn is not a property of one prompt: the mode adds it when a conversation goes on.
 
 Without a classifier model (or when it fails) the rules' categories stand alone and the
@@ -49,13 +51,22 @@ _CODE_SYNTAX = re.compile(
     r"|\bfunction\s*\w*\s*\(|=>\s*[{(]|console\.log\(|System\.out\.|\bprintf?\("
     r"|^\s*(SELECT|INSERT|UPDATE|CREATE TABLE)\b.*|;\s*$|\{\s*$)",
     re.MULTILINE)
+_LANGUAGES = (r"(python|javascript|typescript|java|c\+\+|c#|rust|golang|go|kotlin|swift|php|"
+              r"ruby|sql|bash|powershell|regex|html|css|react|django|haskell|scala|matlab)"
+              r"(?![\w+#])")
 _CODE_WORDS = re.compile(
-    r"\b(python|javascript|typescript|java|c\+\+|c#|rust|golang|kotlin|swift|php|ruby|sql|"
-    r"bash|shell script|regex|html|css|react|django)\b.{0,80}\b(code|function|script|program|"
-    r"class|method|query|bug|error|compile|implement)|\b(code|function|script|program|"
-    r"implement)\b.{0,40}\b(in|using) (python|javascript|typescript|java|c\+\+|c#|rust|go|"
-    r"kotlin|swift|php|ruby|sql|bash)\b",
+    _LANGUAGES + r".{0,80}\b(code|function|script|program|class|method|query|bug|error|"
+    r"compile|implement\w*)\b"
+    r"|\b(code|function|script|program|implement|design|build|debug|fix|refactor|write)\b"
+    r".{0,60}\b(in|using|with) " + _LANGUAGES,
     re.IGNORECASE | re.DOTALL)
+# Names that mean code whatever surrounds them (unlike Java, Go, Rust or Swift).
+_CODE_TERMS = re.compile(
+    r"\b(python|javascript|typescript|golang|kotlin|php|sql|bash|powershell|regexp?|html|css|"
+    r"haskell|matlab|numpy|pandas|django|flask|node\.js|c\+\+|c#|linked list|"
+    r"binary (search )?tree|hash ?map|time complexity|big-o|stack trace|segfault|"
+    r"compiler error|api endpoint|git (merge|rebase|commit))(?![\w+#])",
+    re.IGNORECASE)
 _MATH_NOTATION = re.compile(
     r"\$[^$\n]+\$|\\(frac|int|sum|sqrt|lim|prod|binom|cdot|leq|geq|infty)\b"
     r"|\b\d+\s*[-+*/^×÷]\s*\d+\s*=|\b[a-z]\s*\^\s*\d|\b\d*[a-z]\s*[-+]\s*\d+\s*=\s*\d"
@@ -65,42 +76,65 @@ _MATH_WORDS = re.compile(
     r"\b(solve|integral|derivative|differentiate|equation|theorem|prove that|probability|"
     r"polynomial|matrix|eigen\w*|logarithm|factori[sz]e|arithmetic|calculate)\b",
     re.IGNORECASE)
+_CREATIVE = re.compile(
+    r"\b(write|compose|create|make up|tell|give)\b.{0,40}\b(poem|haiku|limerick|sonnet|"
+    r"story|stories|tale|fable|song|lyrics|rap|screenplay|script for|joke|verse|ode)s?\b",
+    re.IGNORECASE | re.DOTALL)
+_NUMBER = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|hundred)"
+_UNITS = r"(words?|sentences?|lines?|bullet points?|bullets|paragraphs?|characters|items|steps)"
+_INSTRUCTIONS = re.compile(
+    r"\b(exactly|at most|no more than|at least|under|fewer than|less than|within)\s+"
+    + _NUMBER + r"\s+" + _UNITS + r"\b"
+    r"|\bin (" + _NUMBER[1:-1] + r")\s+" + _UNITS + r"\b"
+    r"|\b(format(ted)?|answer|respond|reply|output|return)\b.{0,30}\b(as|in) (json|yaml|csv|xml|"
+    r"a table|markdown|bullet points|a numbered list|all caps|lowercase|uppercase)\b"
+    r"|\b(do not|don't|never|without) (use|using|mention|mentioning|include|including)\b"
+    r"|\b(only|just) (answer|reply|respond|output) with\b"
+    r"|\b(answer|reply|respond) (only|just) with\b"
+    r"|\bstart (each|every|your) \w+ with\b|\bend (it|your answer) with\b",
+    re.IGNORECASE | re.DOTALL)
+KINDS = ("coding", "math", "creative_writing", "instruction_following", "question", "other")
+# What the model may add. Coding and math are the rules' (code and notation are plain to see,
+# and the default 0.5B coder model calls a haiku "coding"): offering them as kinds still
+# gives the model somewhere to put such prompts other than the judgement calls.
+MODEL_DECIDES = frozenset({"creative_writing", "instruction_following"})
 
 JUDGEMENT_SCHEMA = {
     "type": "object",
     "properties": {
-        "coding": {"type": "boolean"},
-        "math": {"type": "boolean"},
-        "creative_writing": {"type": "boolean"},
-        "instruction_following": {"type": "boolean"},
-        "hard_prompt_criteria": {
-            "type": "object",
-            "properties": {name: {"type": "boolean"} for name in HARD_CRITERIA},
-            "required": list(HARD_CRITERIA),
-            "additionalProperties": False,
-        },
+        "kind": {"enum": list(KINDS)},
+        "hard_prompt_criteria": {"type": "array", "items": {"enum": list(HARD_CRITERIA)},
+                                 "uniqueItems": True, "maxItems": len(HARD_CRITERIA)},
     },
-    "required": ["coding", "math", "creative_writing", "instruction_following",
-                 "hard_prompt_criteria"],
+    "required": ["kind", "hard_prompt_criteria"],
     "additionalProperties": False,
 }
 
-JUDGEMENT_PROMPT = """Classify the user prompt below. Answer with JSON only.
+# One kind rather than a yes/no per category, and the criteria as a list: a small local
+# model (the default is a 0.5B one) says yes to most yes/no questions, and it answers a
+# one-of choice with far fewer tokens.
+JUDGEMENT_PROMPT = """What kind of request is this user prompt? Reply in JSON.
 
-- coding: it asks to write, explain, review or debug code.
-- math: it needs mathematical reasoning or calculation.
-- creative_writing: it asks for original creative text (a story, poem, song, script, joke).
-- instruction_following: it gives specific instructions on the answer's form or content
-  (a length, a format, words to use or avoid, steps to follow).
-- hard_prompt_criteria, one true/false each:
-  specificity (asks for a specific output), domain_knowledge (needs expert knowledge),
-  complexity (has several parts or levels), problem_solving (needs active problem solving),
-  creativity (needs a creative approach), technical_accuracy (the answer must be technically
-  precise), real_world (relates to a real-world application).
+kind, the one that fits best:
+- "coding": write, explain, review or debug code
+- "math": a calculation or mathematical reasoning
+- "creative_writing": original creative text such as a story, poem, song or joke
+- "instruction_following": strict rules on the answer's form (an exact length, format or words)
+- "question": asks for facts or an explanation
+- "other": anything else
 
-<prompt>
-{prompt}
-</prompt>"""
+hard_prompt_criteria: which of these the prompt clearly meets (often none):
+specificity (asks for one specific output), domain_knowledge (needs expert knowledge),
+complexity (several parts or levels), problem_solving (needs active problem solving),
+creativity (needs a creative approach), technical_accuracy (must be technically precise),
+real_world (a real-world application)
+
+Examples:
+"Write a limerick about a cat" ->
+{{"kind": "creative_writing", "hard_prompt_criteria": ["creativity"]}}
+"What year did WW2 end?" -> {{"kind": "question", "hard_prompt_criteria": []}}
+
+Prompt: {prompt}"""
 
 
 @dataclass(frozen=True)
@@ -148,11 +182,15 @@ def rule_categories(prompt: str) -> set[str]:
     if estimate_tokens(prompt) > LONG_QUERY_TOKENS:
         found.add("long_query")
     if _FENCE.search(prompt) or len(_CODE_SYNTAX.findall(prompt)) >= 2 \
-            or _CODE_WORDS.search(prompt):
+            or _CODE_WORDS.search(prompt) or _CODE_TERMS.search(prompt):
         found.add("coding")
     if _MATH_NOTATION.search(prompt) or (_MATH_WORDS.search(prompt)
                                          and re.search(r"\d", prompt)):
         found.add("math")
+    if _CREATIVE.search(prompt):
+        found.add("creative_writing")
+    if _INSTRUCTIONS.search(prompt):
+        found.add("instruction_following")
     return found
 
 
@@ -162,11 +200,12 @@ def judgement_messages(prompt: str) -> list[ChatMessage]:
 
 
 def categories_from_judgement(data: dict) -> set[str]:
-    """The categories a (schema-valid) judgement gives."""
-    found = {name for name in ("coding", "math", "creative_writing", "instruction_following")
-             if data.get(name) is True}
-    criteria = data.get("hard_prompt_criteria") or {}
-    if sum(criteria.get(name) is True for name in HARD_CRITERIA) >= HARD_MIN_CRITERIA:
+    """The categories a (schema-valid) judgement gives: its kind when that is one of the
+    judgement calls (:data:`MODEL_DECIDES`), and ``hard_prompt`` when it names at least 6 of
+    the 7 criteria."""
+    found = {data["kind"]} & MODEL_DECIDES
+    if len(set(data.get("hard_prompt_criteria") or ()) & set(HARD_CRITERIA)) \
+            >= HARD_MIN_CRITERIA:
         found.add("hard_prompt")
     return found
 

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from arena.models import AIModel, ProviderKind
-from arena.prompt_categories import HARD_CRITERIA, classify_by_rules
+from arena.prompt_categories import classify_by_rules
 from battles import services
 from battles.categories import CLASSIFY_TASK, battle_classify
 from battles.models import Battle, BattleCategory
@@ -31,10 +31,8 @@ def classifier(fake_openai, settings):
         base_url=fake_openai.base_url, api_key_env=fake_openai.api_key_env,
         api_model="sorter-api", max_tokens=64)
     settings.ARENA_CLASSIFIER_MODEL = model.slug
-    fake_openai.reply_text = json.dumps({
-        "coding": False, "math": False, "creative_writing": True,
-        "instruction_following": False,
-        "hard_prompt_criteria": dict.fromkeys(HARD_CRITERIA, False)})
+    fake_openai.reply_text = json.dumps({"kind": "creative_writing",
+                                         "hard_prompt_criteria": ["creativity"]})
     return fake_openai
 
 
