@@ -335,9 +335,10 @@ ARENA_API_WAIT_SECONDS = env_float("ARENA_API_WAIT_SECONDS", 180.0)
 # --- Leaderboard --------------------------------------------------------------
 # Models with fewer counted votes are listed apart as provisional (seed 001: 5).
 ARENA_LEADERBOARD_MIN_VOTES = env_int("ARENA_LEADERBOARD_MIN_VOTES", 5, minimum=1)
-# Style control fits every vote one by one (not grouped by pair like the plain fit): boards
-# with more counted votes than this skip it, so a run stays within seconds (0: never fit).
-ARENA_LEADERBOARD_STYLE_MAX_VOTES = env_int("ARENA_LEADERBOARD_STYLE_MAX_VOTES", 150_000,
+# Style control fits every vote one by one (not grouped by pair like the plain fit), about
+# half a second per million votes and 100 bytes each in memory: boards with more counted
+# votes than this skip it (0: never fit).
+ARENA_LEADERBOARD_STYLE_MAX_VOTES = env_int("ARENA_LEADERBOARD_STYLE_MAX_VOTES", 5_000_000,
                                             minimum=0)
 # 95 % intervals of rating runs: "sandwich" (robust covariance, as LMArena's arena-rank)
 # or "bootstrap" (FastChat's multinomial bootstrap; ~70 ms a round with 200 models).

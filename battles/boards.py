@@ -7,11 +7,10 @@ over the pair (model a, model b) with a count per result.
 
 from __future__ import annotations
 
-from django.db.models import Count, Q, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import Q
 
 from arena.prompt_categories import CATEGORY_TITLES
-from battles.models import Battle, BattleCategory, Response, Slot, Vote
+from battles.models import Battle, BattleCategory, Vote
 from battles.signals import vote_recorded
 from leaderboard.boards import (
     Board,
@@ -23,6 +22,7 @@ from leaderboard.boards import (
     register_board,
     subject_grouped_outcomes,
 )
+from leaderboard.vote_arrays import VoteArrays, vote_arrays
 
 PAIR = {"model_a": "battle__model_a_id", "model_b": "battle__model_b_id"}
 
@@ -47,22 +47,13 @@ def text_period_outcomes():
 
 
 # The style columns are what ``rate --style-control`` reads: per side, over every turn of
-# the battle, the answer tokens and the Markdown headers, list items and bold spans.
-STYLE_EXPORT = ("tokens_a", "tokens_b", "headers_a", "headers_b", "lists_a", "lists_b",
-                "bold_a", "bold_b")
+# the battle, the answer tokens and the Markdown headers, list items and bold spans (summed
+# on the vote when it is cast).
+STYLE_EXPORT = Vote.STYLE_FIELDS
 # One true/false column per category (what ``rate --category NAME`` reads) and the language.
 CATEGORY_EXPORT = (*CATEGORY_TITLES, "language")
 EXPORT_COLUMNS = ("model_a", "model_b", "winner", "vote_id", "battle_id", "created_at",
                   "battle_created_at", "is_demo", *STYLE_EXPORT, *CATEGORY_EXPORT)
-_STYLE_SUMS = {"tokens": Sum(Coalesce("output_tokens", 0)), "headers": Sum("md_headers"),
-               "lists": Sum("md_lists"), "bold": Sum("md_bold")}
-
-
-def _battle_style(battle_ids) -> dict[tuple, dict[str, int]]:
-    """(battle id, slot) -> the summed style of that side's answers."""
-    rows = (Response.objects.filter(turn__battle_id__in=battle_ids)
-            .values("turn__battle_id", "slot").annotate(**_STYLE_SUMS).order_by())
-    return {(r["turn__battle_id"], r["slot"]): r for r in rows}
 
 
 def _battle_categories(battle_ids) -> dict:
@@ -81,39 +72,28 @@ def text_export_rows():
         .order_by("created_at", "pk")
         .values_list(
             "battle__model_a_id", "battle__model_b_id", "winner", "pk", "battle_id",
-            "created_at", "battle__created_at", "battle__is_demo", "battle__language",
+            "created_at", "battle__created_at", "battle__is_demo", *STYLE_EXPORT,
+            "battle__language",
         )
         .iterator(chunk_size=20_000)
     )
     for chunk in _chunks(rows, 5_000):
-        ids = [row[4] for row in chunk]
-        style, categories = _battle_style(ids), _battle_categories(ids)
+        categories = _battle_categories([row[4] for row in chunk])
         for *row, language in chunk:
-            sides = {slot: style.get((row[4], slot), {}) for slot in (Slot.A, Slot.B)}
-            counts = [sides[side].get(element) or 0 for element in _STYLE_SUMS
-                      for side in (Slot.A, Slot.B)]
             tags = categories.get(row[4], set())
             flags = [str(name in tags).lower() for name in CATEGORY_TITLES]
-            yield dict(zip(EXPORT_COLUMNS, (*row, *counts, *flags, language), strict=True))
+            yield dict(zip(EXPORT_COLUMNS, (*row, *flags, language), strict=True))
 
 
-def text_styled_votes():
-    """Each counted vote with the style of both sides (what style control needs), in one
-    query: the answers' tokens and Markdown counts summed per side in SQL."""
-    sums = {}
-    for slot in (Slot.A, Slot.B):
-        side = Q(battle__turns__responses__slot=slot)
-        sums |= {
-            f"tokens_{slot}": Coalesce(Sum("battle__turns__responses__output_tokens",
-                                           filter=side), 0),
-            **{f"{element}_{slot}": Coalesce(Sum(f"battle__turns__responses__md_{element}",
-                                                 filter=side), 0)
-               for element in ("headers", "lists", "bold")},
-        }
-    rows = (_counted().values("pk").annotate(**sums).order_by()
-            .values_list("battle__model_a_id", "battle__model_b_id", "winner", *sums))
-    for a, b, winner, *counts in rows.iterator(chunk_size=20_000):
-        yield a, b, winner, tuple(counts[:4]), tuple(counts[4:])
+# Vote.STYLE_FIELDS as (side a's four, side b's four), in STYLE_ELEMENTS order.
+_STYLE_ORDER = [f"{element}_{slot}" for slot in ("a", "b")
+                for element in ("tokens", "headers", "lists", "bold")]
+
+
+def text_styled_votes(subjects: list[str]) -> VoteArrays:
+    """Each counted vote with the style of both sides (what style control needs), from the
+    vote table alone: columns are side a's (tokens, headers, lists, bold), then side b's."""
+    return vote_arrays(_counted(), subjects, columns=_STYLE_ORDER, **PAIR)
 
 
 def _chunks(rows, size: int):
@@ -127,16 +107,13 @@ def _chunks(rows, size: int):
         yield chunk
 
 
-def text_category_votes() -> dict[str, int]:
-    """Counted votes per category of their battle, in one GROUP BY."""
-    rows = (_counted().filter(battle__categories__isnull=False)
-            .values_list("battle__categories__category").annotate(n=Count("pk")).order_by())
-    return dict(rows)
-
-
-def text_category_outcomes(category: str):
-    """:func:`text_outcomes` of the battles in ``category``."""
-    return grouped_outcomes(_counted().filter(battle__categories__category=category), **PAIR)
+def text_category_outcomes():
+    """``(category, model_a, model_b, winner, count)`` rows of counted votes, every category
+    in one GROUP BY."""
+    counted = BattleCategory.objects.filter(battle__vote__counts_for_rating=True)
+    return grouped_outcomes(counted, model_a="battle__model_a_id",
+                            model_b="battle__model_b_id", winner="battle__vote__winner",
+                            by=("category",))
 
 
 def text_subject_outcomes(subject: str):
@@ -185,7 +162,6 @@ TEXT_BOARD = register_board(
         subject_outcomes=text_subject_outcomes,
         recent=text_recent,
         styled_votes=text_styled_votes,
-        category_votes=text_category_votes,
         category_outcomes=text_category_outcomes,
         signal=vote_recorded,
         outcome_from_signal=outcome_from_vote,

@@ -115,19 +115,21 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
         battle.classification_note = found.note
         tags = found.tags | ({MULTI_TURN} if len(prompts) > 1 else set())
         category_rows += [BattleCategory(battle=battle, category=tag) for tag in sorted(tags)]
+        answers = []
         for index, prompt in enumerate(prompts, start=1):
             turn = Turn(battle=battle, index=index, prompt=prompt)
             turn_rows.append(turn)
             for slot, model in ((Slot.A, model_a), (Slot.B, model_b)):
                 quality = 1 / (1 + math.exp(-strength[model.slug]))
                 text = _answer(rng, prompt, quality)
-                response_rows.append(Response(
+                answers.append(Response(
                     turn=turn, slot=slot, status=StepStatus.DONE, text=text,
                     latency_ms=rng.randint(300, 4000), ttft_ms=rng.randint(80, 900),
                     input_tokens=len(prompt.split()) * 2, output_tokens=len(text.split()),
                     cost_usd=0.0, attempts=1, **Response.style_fields(text),
                 ))
-        vote_rows.append(_demo_vote(rng, battle, strength, i))
+        response_rows += answers
+        vote_rows.append(_demo_vote(rng, battle, strength, i, Vote.style_sums(answers)))
     Battle.objects.bulk_create(battle_rows)
     Turn.objects.bulk_create(turn_rows)
     Response.objects.bulk_create(response_rows)
@@ -136,7 +138,8 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
     return len(battle_rows)
 
 
-def _demo_vote(rng: random.Random, battle: Battle, strength: dict, i: int) -> Vote:
+def _demo_vote(rng: random.Random, battle: Battle, strength: dict, i: int,
+               style: dict[str, int]) -> Vote:
     diff = strength[battle.model_a.slug] - strength[battle.model_b.slug]
     p_a = 1 / (1 + math.exp(-diff))
     roll = rng.random()
@@ -155,5 +158,5 @@ def _demo_vote(rng: random.Random, battle: Battle, strength: dict, i: int) -> Vo
     }[winner]
     winner, score_a, score_b = vote_outcome(choice, a_position=battle.model_a_position)
     return Vote(battle=battle, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
-                counts_for_rating=True,
+                counts_for_rating=True, **style,
                 created_at=battle.created_at + timedelta(minutes=2))

@@ -181,6 +181,20 @@ class Vote(models.Model):
     counts_for_rating = models.BooleanField(default=True, db_index=True)
     exclusion_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # The style of each side over the battle's turns (answer tokens, Markdown headers, list
+    # items, bold spans), summed when the vote is cast (a voted battle takes no more turns):
+    # style control reads a million votes from this table alone.
+    tokens_a = models.PositiveIntegerField(default=0)
+    tokens_b = models.PositiveIntegerField(default=0)
+    headers_a = models.PositiveIntegerField(default=0)
+    headers_b = models.PositiveIntegerField(default=0)
+    lists_a = models.PositiveIntegerField(default=0)
+    lists_b = models.PositiveIntegerField(default=0)
+    bold_a = models.PositiveIntegerField(default=0)
+    bold_b = models.PositiveIntegerField(default=0)
+
+    STYLE_FIELDS = ("tokens_a", "tokens_b", "headers_a", "headers_b", "lists_a", "lists_b",
+                    "bold_a", "bold_b")
 
     class Meta:
         ordering = ["-created_at"]
@@ -193,4 +207,15 @@ class Vote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.choice} on {self.battle_id}"
+
+    @staticmethod
+    def style_sums(responses) -> dict[str, int]:
+        """Each side's style summed over a battle's answers (:attr:`STYLE_FIELDS`)."""
+        sums = dict.fromkeys(Vote.STYLE_FIELDS, 0)
+        for r in responses:
+            sums[f"tokens_{r.slot}"] += r.output_tokens or 0
+            sums[f"headers_{r.slot}"] += r.md_headers
+            sums[f"lists_{r.slot}"] += r.md_lists
+            sums[f"bold_{r.slot}"] += r.md_bold
+        return sums
 

@@ -199,22 +199,13 @@ def fit_style(a, b, code, style_a, style_b, n: int) -> tuple[Fit, list[list]]:
     return Fit(res.ratings, res.ci_lower, res.ci_upper, "bt", "sandwich", 0), coefficients
 
 
-def fit_style_board(rows, subjects: list[str]) -> tuple[Fit, list[list]] | None:
-    """A board's style-controlled fit from its ``styled_votes()`` rows, indexed like
-    ``subjects``; None without votes."""
-    index = {s: i for i, s in enumerate(subjects)}
-    a, b, code, style_a, style_b = [], [], [], [], []
-    for subject_a, subject_b, winner, counts_a, counts_b in rows:
-        if subject_a in index and subject_b in index:
-            a.append(index[subject_a])
-            b.append(index[subject_b])
-            code.append(parse_outcome(str(winner)))
-            style_a.append(counts_a)
-            style_b.append(counts_b)
-    if not a:
+def fit_style_board(votes, subjects: list[str]) -> tuple[Fit, list[list]] | None:
+    """A board's style-controlled fit from its ``styled_votes(subjects)``
+    (:class:`~leaderboard.vote_arrays.VoteArrays`); None without votes."""
+    if votes.a.size == 0:
         return None
-    return fit_style(np.array(a), np.array(b), np.array(code), np.array(style_a),
-                     np.array(style_b), len(subjects))
+    style_a, style_b = votes.columns[:, :4], votes.columns[:, 4:]
+    return fit_style(votes.a, votes.b, votes.code, style_a, style_b, len(subjects))
 
 
 def fit_elo(

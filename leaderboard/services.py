@@ -298,9 +298,11 @@ def board_recompute(
     bootstrap_rounds: int | None = None,
     progress: Progress | None = None,
     category: str = "",
+    rows: list | None = None,
 ) -> BoardSnapshot:
-    """Aggregate, fit and snapshot one board, or one of its categories (``category``; no
-    online Elo, no style control). The caller holds the board's lock."""
+    """Aggregate, fit and snapshot one board, then each of its categories with enough votes
+    (a category's run gets its ``rows``; no online Elo, no style control). The caller holds
+    the board's lock."""
     step = progress or (lambda _label: None)
     board = get_board(board_name)
     if bootstrap_rounds is not None and bootstrap_rounds > 0:
@@ -313,11 +315,8 @@ def board_recompute(
 
     applied_before = _elo_applied(board_name)
     with _aggregation_session():
-        if category:
-            grouped = compute.group_rows(board.category_outcomes(category))
-        else:
-            grouped = compute.group_rows(board.outcomes())
-            category_votes = dict(board.category_votes()) if board.category_votes else {}
+        grouped = compute.group_rows(rows if category else board.outcomes())
+        by_category = {} if category else _category_rows(board)
     applied_after = _elo_applied(board_name)
     step("aggregate")
     if not category and board.ordered_outcomes is not None and not (
@@ -367,7 +366,7 @@ def board_recompute(
             plot_data=plot_data,
             style_coefficients=style.pop("coefficients"),
             category=category,
-            category_votes={} if category else category_votes,
+            category_votes={c: sum(r[3] for r in found) for c, found in by_category.items()},
         )
         SnapshotEntry.objects.bulk_create(
             [
@@ -398,7 +397,21 @@ def board_recompute(
         )
         _prune_snapshots(board_name, category)
     step("write")
+    for name in category_boards(snapshot):
+        board_recompute(board_name=board_name, run=run, ci_method=ci_method,
+                        bootstrap_rounds=bootstrap_rounds, category=name,
+                        rows=by_category[name])
+    if by_category:
+        step("categories")
     return snapshot
+
+
+def _category_rows(board: Board) -> dict[str, list]:
+    """The board's outcome rows per category, from one query."""
+    found: dict[str, list] = {}
+    for category, *row in board.category_outcomes() if board.category_outcomes else ():
+        found.setdefault(category, []).append(tuple(row))
+    return found
 
 
 @contextmanager
@@ -466,12 +479,14 @@ def ratings_run(
             if not names:
                 raise ValueError(NO_BOARDS)
             for name in names:
-                fit = {"run": run, "ci_method": ci_method, "bootstrap_rounds": bootstrap_rounds,
-                       "progress": progress}
-                snapshot = board_recompute(board_name=name, **fit)
+                snapshot = board_recompute(
+                    board_name=name,
+                    run=run,
+                    ci_method=ci_method,
+                    bootstrap_rounds=bootstrap_rounds,
+                    progress=progress,
+                )
                 run.outcomes_processed += snapshot.outcomes
-                for category in category_boards(snapshot):
-                    board_recompute(board_name=name, category=category, **fit)
             run.status = RunStatus.SUCCEEDED
         except Exception as exc:
             logger.exception("rating run %s failed", run.pk)

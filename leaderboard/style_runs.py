@@ -23,7 +23,7 @@ def style_columns(board: Board, grouped: compute.Grouped, rated, active) -> dict
         logger.info("board %s: %d votes, over ARENA_LEADERBOARD_STYLE_MAX_VOTES (%d): "
                     "no style control this run", board.name, grouped.total, limit)
         return {"coefficients": None}
-    found = compute.fit_style_board(board.styled_votes(), grouped.subjects)
+    found = compute.fit_style_board(board.styled_votes(grouped.subjects), grouped.subjects)
     if found is None:
         return {"coefficients": None}
     fit, coefficients = found

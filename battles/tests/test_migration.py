@@ -34,3 +34,47 @@ def test_every_battle_saved_before_threads_gets_a_thread_of_its_own():
         assert battle.thread.title == before.title
         assert battle.thread.last_active_at == before.last_active_at
     assert len({b.thread_id for b in Battle.objects.all()}) == 2
+
+
+BEFORE_CATEGORIES = [("battles", "0009_response_markdown_style")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_votes_get_their_style_and_battles_with_follow_ups_are_multi_turn():
+    executor = MigrationExecutor(connection)
+    leaves = executor.loader.graph.leaf_nodes()
+    executor.migrate(BEFORE_CATEGORIES)
+    old = executor.loader.project_state(BEFORE_CATEGORIES).apps
+    from arena.models import AIModel
+
+    for slug in ("m1", "m2"):
+        AIModel.objects.create(slug=slug, name=slug, provider="p", api_model=slug,
+                               provider_kind="openai")
+    Thread, Battle, Turn, Response, Vote = (old.get_model("battles", name) for name in (
+        "Thread", "Battle", "Turn", "Response", "Vote"))
+    thread = Thread.objects.create(session_key="v", title="t")
+    battles = []
+    for n, turns in enumerate((1, 2)):
+        battle = Battle.objects.create(session_key="v", thread=thread, model_a_id="m1",
+                                       model_b_id="m2", model_a_position="left", title=f"{n}")
+        for index in range(1, turns + 1):
+            turn = Turn.objects.create(battle=battle, index=index, prompt="p")
+            Response.objects.create(turn=turn, slot="a", output_tokens=10 * index,
+                                    md_headers=1, md_lists=2, md_bold=0)
+            Response.objects.create(turn=turn, slot="b", output_tokens=None, md_bold=3)
+        Vote.objects.create(battle=battle, choice="tie", winner="tie", score_a=0.5,
+                            score_b=0.5)
+        battles.append(battle)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(leaves)
+
+    from battles.models import BattleCategory
+    from battles.models import Vote as NewVote
+
+    one, two = (NewVote.objects.get(battle_id=b.pk) for b in battles)
+    assert (one.tokens_a, one.headers_a, one.lists_a, one.bold_a) == (10, 1, 2, 0)
+    assert (one.tokens_b, one.bold_b) == (0, 3)
+    assert (two.tokens_a, two.headers_a, two.lists_a, two.bold_b) == (30, 2, 4, 6)
+    assert list(BattleCategory.objects.values_list("battle_id", "category")) == [
+        (battles[1].pk, "multi_turn")]

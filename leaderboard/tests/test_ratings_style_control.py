@@ -69,3 +69,34 @@ def test_features_are_normalised_differences_standardised():
     assert np.allclose(x[:, 0].mean(), 0) and np.allclose(x[:, 0].std(), 1)
     assert np.all(x[:, 1] == 0)  # no variation, no signal
     assert x[0, 0] < x[1, 0] < x[2, 0]
+
+
+def test_newton_reaches_the_optimum_a_general_optimiser_finds():
+    """The fit's Newton steps with hand-built Hessians against SciPy's L-BFGS on the same
+    penalised loss written plainly (dense design matrix)."""
+    from scipy.optimize import minimize
+    from scipy.special import log_expit
+
+    from leaderboard.ratings.outcomes import BT_LABELS
+    from leaderboard.ratings.style_control import L2
+
+    _true, a, b, code, x = _simulate(2, LENGTH_BIAS, ties=0.1)
+    a, b, code, x = a[:5000], b[:5000], code[:5000], x[:5000, :1]
+    styled = fit_style_controlled(a, b, code, x, N_MODELS)
+    design = np.zeros((a.size, N_MODELS + 1))
+    design[np.arange(a.size), a] += np.log(10)
+    design[np.arange(a.size), b] -= np.log(10)
+    design[:, N_MODELS] = x[:, 0]
+    y = BT_LABELS[code]
+    lam = L2 * a.size
+
+    def loss(params):
+        z = design @ params
+        return (-(y * log_expit(z) + (1 - y) * log_expit(-z)).sum()
+                + 0.5 * lam * np.sum(params[:N_MODELS] ** 2))
+
+    best = minimize(loss, np.zeros(N_MODELS + 1), method="L-BFGS-B",
+                    options={"gtol": 1e-10, "ftol": 1e-15, "maxiter": 5000}).x
+    ratings = 400 * (best[:N_MODELS] - best[:N_MODELS].mean()) + 1000
+    assert styled.ratings == pytest.approx(ratings, abs=0.05)
+    assert styled.coefficients[0] == pytest.approx(best[N_MODELS], abs=1e-4)
