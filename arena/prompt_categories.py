@@ -30,6 +30,8 @@ CATEGORY_TITLES = {
     "multi_turn": "Multi-turn",
     "long_query": "Longer query",
 }
+# Stored as bits of one integer (a battle's and its vote's ``categories``), in this order.
+CATEGORY_BITS = {name: 1 << i for i, name in enumerate(CATEGORY_TITLES)}
 LANGUAGE_PREFIX = "lang-"
 LANGUAGE_NAMES = {
     "en": "English", "zh": "Chinese", "es": "Spanish", "fr": "French", "de": "German",
@@ -150,6 +152,19 @@ class Classification:
         if self.language == UNKNOWN_LANGUAGE:
             return self.categories
         return self.categories | {LANGUAGE_PREFIX + self.language}
+
+
+def category_bits(tags) -> int:
+    """The bits of the categories among ``tags`` (a language tag has none)."""
+    return sum(CATEGORY_BITS[t] for t in set(tags) if t in CATEGORY_BITS)
+
+
+def category_tags(bits: int, language: str = "") -> set[str]:
+    """The categories of ``bits``, plus the language's tag when it is known."""
+    tags = {name for name, bit in CATEGORY_BITS.items() if bits & bit}
+    if language and language != UNKNOWN_LANGUAGE:
+        tags.add(LANGUAGE_PREFIX + language)
+    return tags
 
 
 def category_title(tag: str) -> str:

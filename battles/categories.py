@@ -1,5 +1,6 @@
 """A battle's categories: its first prompt classified once (arena.prompt_categories), and
-``multi_turn`` once it has a follow-up. They decide which category boards its vote counts on.
+``multi_turn`` once it has a follow-up. They decide which category boards its vote counts on
+(the vote keeps a copy: a classification that ends after the vote updates it too).
 """
 
 from __future__ import annotations
@@ -8,12 +9,13 @@ import logging
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from arena import aio
-from arena.prompt_categories import Classification, classify_prompt
+from arena.prompt_categories import CATEGORY_BITS, Classification, category_bits, classify_prompt
 from arena.steps import enqueue_task, release_database
-from battles.models import Battle, BattleCategory, Turn
+from battles.models import Battle, Turn, Vote
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +29,9 @@ def classify_later(battle: Battle) -> None:
 
 
 def tag_multi_turn(battle: Battle) -> None:
-    BattleCategory.objects.bulk_create([BattleCategory(battle=battle, category=MULTI_TURN)],
-                                       ignore_conflicts=True)
+    """A follow-up came (before any vote: a voted battle takes none)."""
+    Battle.objects.filter(pk=battle.pk).update(
+        categories=F("categories").bitor(CATEGORY_BITS[MULTI_TURN]))
 
 
 def _classifier_endpoint():
@@ -60,14 +63,14 @@ def battle_classify(*, battle_id: str) -> Classification | None:
     endpoint, unavailable = _classifier_endpoint()
     release_database()  # the model may take seconds: hold no connection meanwhile
     result = aio.run(classify_prompt(prompt, endpoint, unavailable=unavailable))
+    bits = category_bits(result.categories)
     with transaction.atomic():
         updated = Battle.objects.filter(pk=battle.pk, classified_at__isnull=True).update(
-            language=result.language, classified_at=timezone.now(),
-            classification_note=result.note[:300])
-        if updated:
-            BattleCategory.objects.bulk_create(
-                [BattleCategory(battle_id=battle.pk, category=tag) for tag in sorted(result.tags)],
-                ignore_conflicts=True)
+            categories=F("categories").bitor(bits), language=result.language,
+            classified_at=timezone.now(), classification_note=result.note[:300])
+        if updated:  # voted already: the vote's copy follows
+            Vote.objects.filter(battle_id=battle.pk).update(
+                categories=F("categories").bitor(bits), language=result.language)
     logger.info("battle %s classified by %s: %s", battle.pk, result.method,
                 ", ".join(sorted(result.tags)) or "no category")
     return result

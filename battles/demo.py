@@ -13,12 +13,11 @@ from django.utils import timezone
 
 from arena.contests.voting import vote_outcome
 from arena.models import AIModel
-from arena.prompt_categories import classify_by_rules
+from arena.prompt_categories import category_bits, classify_by_rules
 from arena.steps import StepStatus
 from battles.categories import MULTI_TURN
 from battles.models import (
     Battle,
-    BattleCategory,
     Position,
     Response,
     Slot,
@@ -99,7 +98,7 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
     strength = {m.slug: rng.gauss(0, 1) for m in models}
     now = timezone.now()
     thread = Thread.objects.create(session_key=DEMO_SESSION, title="Demo battles")
-    battle_rows, turn_rows, response_rows, vote_rows, category_rows = [], [], [], [], []
+    battle_rows, turn_rows, response_rows, vote_rows = [], [], [], []
     for i in range(battles):
         model_a, model_b = rng.sample(models, 2)
         created = now - timedelta(minutes=rng.randint(1, 60 * 24 * 30))
@@ -113,8 +112,8 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
         found = classify_by_rules(prompts[0], note="demo battle: classified by the rules")
         battle.language, battle.classified_at = found.language, created
         battle.classification_note = found.note
-        tags = found.tags | ({MULTI_TURN} if len(prompts) > 1 else set())
-        category_rows += [BattleCategory(battle=battle, category=tag) for tag in sorted(tags)]
+        battle.categories = category_bits(found.categories | (
+            {MULTI_TURN} if len(prompts) > 1 else set()))
         answers = []
         for index, prompt in enumerate(prompts, start=1):
             turn = Turn(battle=battle, index=index, prompt=prompt)
@@ -134,7 +133,6 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
     Turn.objects.bulk_create(turn_rows)
     Response.objects.bulk_create(response_rows)
     Vote.objects.bulk_create(vote_rows)
-    BattleCategory.objects.bulk_create(category_rows)
     return len(battle_rows)
 
 
@@ -158,5 +156,5 @@ def _demo_vote(rng: random.Random, battle: Battle, strength: dict, i: int,
     }[winner]
     winner, score_a, score_b = vote_outcome(choice, a_position=battle.model_a_position)
     return Vote(battle=battle, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
-                counts_for_rating=True, **style,
+                counts_for_rating=True, **style, **Vote.facts_of(battle),
                 created_at=battle.created_at + timedelta(minutes=2))

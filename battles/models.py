@@ -61,8 +61,10 @@ class Battle(models.Model):
     is_demo = models.BooleanField(default=False, db_index=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     last_active_at = models.DateTimeField(default=timezone.now, db_index=True)
-    # Set once the first prompt is classified (arena.prompt_categories; tags in
-    # BattleCategory): its language ("und" when unsure) and how it was classified.
+    # Set once the first prompt is classified (arena.prompt_categories): its categories as
+    # bits (CATEGORY_BITS; multi_turn once a follow-up comes), its language ("und" when
+    # unsure) and how it was classified.
+    categories = models.PositiveIntegerField(default=0)
     language = models.CharField(max_length=8, blank=True)
     classified_at = models.DateTimeField(null=True, blank=True)
     classification_note = models.CharField(max_length=300, blank=True)
@@ -90,21 +92,6 @@ class Battle(models.Model):
 
     def model_in(self, slot: str) -> AIModel:
         return self.model_a if slot == Slot.A else self.model_b
-
-
-class BattleCategory(models.Model):
-    """One category of a battle (``coding``, ``multi_turn``, ``lang-en``...): its votes
-    count on that category's board."""
-
-    battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="categories")
-    category = models.CharField(max_length=40, db_index=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["battle", "category"],
-                                               name="battle_category_unique")]
-
-    def __str__(self) -> str:
-        return f"{self.category} ({self.battle_id})"
 
 
 class Turn(models.Model):
@@ -181,9 +168,15 @@ class Vote(models.Model):
     counts_for_rating = models.BooleanField(default=True, db_index=True)
     exclusion_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    # The style of each side over the battle's turns (answer tokens, Markdown headers, list
-    # items, bold spans), summed when the vote is cast (a voted battle takes no more turns):
-    # style control reads a million votes from this table alone.
+    # What a rating run needs, copied from the battle when the vote is cast, so that a run
+    # reads a million votes from this table alone: the pair, the battle's categories and
+    # language (a classification that finishes after the vote updates them), and the style
+    # of each side over the turns (answer tokens, Markdown headers, list items, bold spans;
+    # a voted battle takes no more turns).
+    model_a = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
+    model_b = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
+    categories = models.PositiveIntegerField(default=0)
+    language = models.CharField(max_length=8, blank=True)
     tokens_a = models.PositiveIntegerField(default=0)
     tokens_b = models.PositiveIntegerField(default=0)
     headers_a = models.PositiveIntegerField(default=0)
@@ -207,6 +200,12 @@ class Vote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.choice} on {self.battle_id}"
+
+    @staticmethod
+    def facts_of(battle: Battle) -> dict:
+        """The battle's pair, categories and language, as a vote on it keeps them."""
+        return {"model_a_id": battle.model_a_id, "model_b_id": battle.model_b_id,
+                "categories": battle.categories, "language": battle.language}
 
     @staticmethod
     def style_sums(responses) -> dict[str, int]:

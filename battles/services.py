@@ -267,9 +267,10 @@ def battle_vote(*, battle: Battle, choice: str) -> Vote:
         _touch(locked)
         eligibility = ({"counts_for_rating": False, "exclusion_reason": ANSWER_FAILED_VOTE}
                        if failed else _rating_eligibility(locked, turns))
-        return Vote.objects.create(battle=locked, choice=choice, winner=winner,
-                                   score_a=score_a, score_b=score_b, **eligibility,
-                                   **Vote.style_sums(r for t in turns for r in t.responses.all()))
+        return Vote.objects.create(
+            battle=locked, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
+            **eligibility, **Vote.facts_of(locked),
+            **Vote.style_sums(r for t in turns for r in t.responses.all()))
 
     vote = vote_once(
         lock=lambda: _locked(battle.pk),

@@ -5,8 +5,9 @@ leaderboard page with 200 models served from its snapshot. Prints figures; asser
     REDIS_URL=redis://127.0.0.1:6379/14 .venv/bin/python benchmarks/leaderboard_db.py
 
 Works in a throw-away database ``test_<name>`` (created, migrated and dropped again), so
-the database named by DATABASE_URL is never touched. Targets (seed + issue): a full run
-≤ 3 s end to end; the page ≤ 30 ms median server time.
+the database named by DATABASE_URL is never touched. Targets (seed + issues): a full run
+with style control and every category board ≤ 3 s end to end; the page ≤ 30 ms median
+server time.
 
 Options: --votes N (default 1,000,000), --models N (200), --page-requests N (60),
 --keep (keep the database for another look).
@@ -25,6 +26,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+
+CATEGORY_SHARES = {"coding": 0.30, "hard_prompt": 0.375, "instruction_following": 0.18,
+                   "creative_writing": 0.085, "math": 0.08, "multi_turn": 0.15,
+                   "long_query": 0.05}
 
 
 def say(line: str = "") -> None:
@@ -81,6 +87,7 @@ def _load(n_votes: int, n_models: int) -> None:
     from django.db import connection
 
     from arena.models import AIModel
+    from arena.prompt_categories import CATEGORY_BITS
     from leaderboard.ratings.synthetic import simulate_grouped_votes
 
     t0 = time.perf_counter()
@@ -112,23 +119,34 @@ def _load(n_votes: int, n_models: int) -> None:
                     "last_active_at) VALUES (gen_random_uuid(), 'bench', 'benchmark', now(), "
                     "now()) RETURNING id")
         (thread_id,) = cur.fetchone()
+        # Categories in the shares of the real release (creative writing 8.5 %, hard 37.5 %,
+        # instruction following 18 %, math 8 %) and LMArena's (coding about 30 %), plus
+        # multi-turn, longer queries, and one language per battle.
+        bits = " | ".join(f"(CASE WHEN random() < {share} THEN {CATEGORY_BITS[name]} ELSE 0 END)"
+                          for name, share in CATEGORY_SHARES.items())
         cur.execute(
-            """
+            f"""
             INSERT INTO battles_battle (id, session_key, thread_id, model_a_id, model_b_id,
-                model_a_position, title, is_demo, created_at, last_active_at)
+                model_a_position, title, is_demo, created_at, last_active_at, categories,
+                language, classification_note)
             SELECT id, 'bench', %s, a, b, CASE WHEN n %% 2 = 0 THEN 'left' ELSE 'right' END,
                    'benchmark', n %% 10 = 0,
                    now() - make_interval(secs => (%s - n) * 2),
-                   now() - make_interval(secs => (%s - n) * 2)
-            FROM bench_votes
+                   now() - make_interval(secs => (%s - n) * 2), {bits},
+                   CASE WHEN u < 0.65 THEN 'en' WHEN u < 0.75 THEN 'zh' WHEN u < 0.80 THEN 'ru'
+                        WHEN u < 0.84 THEN 'de' WHEN u < 0.88 THEN 'es' WHEN u < 0.91 THEN 'fr'
+                        WHEN u < 0.94 THEN 'ja' ELSE 'ko' END, ''
+            FROM (SELECT *, random() AS u FROM bench_votes) AS drawn
             """,
             [thread_id, a.size, a.size],
         )
         cur.execute(
             """
             INSERT INTO battles_vote (id, battle_id, choice, winner, score_a, score_b,
-                counts_for_rating, exclusion_reason, created_at)
-            SELECT gen_random_uuid(), id,
+                counts_for_rating, exclusion_reason, created_at, model_a_id, model_b_id,
+                categories, language, tokens_a, tokens_b, headers_a, headers_b, lists_a,
+                lists_b, bold_a, bold_b)
+            SELECT gen_random_uuid(), v.id,
                    CASE w WHEN 'model_a' THEN 'left_better' WHEN 'model_b' THEN 'right_better'
                           ELSE w END,
                    w,
@@ -136,18 +154,25 @@ def _load(n_votes: int, n_models: int) -> None:
                           ELSE 0.25 END,
                    CASE w WHEN 'model_a' THEN 0 WHEN 'model_b' THEN 1 WHEN 'tie' THEN 0.5
                           ELSE 0.25 END,
-                   n %% 200 <> 0, '', now() - make_interval(secs => (%s - n) * 2 - 1)
-            FROM bench_votes
+                   n %% 200 <> 0, '', now() - make_interval(secs => (%s - n) * 2 - 1),
+                   b.model_a_id, b.model_b_id, b.categories, b.language,
+                   (random() * 900)::int, (random() * 900)::int, (random() * 4)::int,
+                   (random() * 4)::int, (random() * 12)::int, (random() * 12)::int,
+                   (random() * 6)::int, (random() * 6)::int
+            FROM bench_votes v JOIN battles_battle b ON b.id = v.id
             """,
             [a.size],
         )
         cur.execute("DROP TABLE bench_votes")
         cur.execute("ANALYZE battles_battle")
         cur.execute("ANALYZE battles_vote")
+        cur.execute("SELECT count(*) FILTER (WHERE categories <> 0) FROM battles_vote")
+        (tagged,) = cur.fetchone()
         cur.execute("SELECT count(*), count(*) FILTER (WHERE counts_for_rating) FROM battles_vote")
         total, counted = cur.fetchone()
-    say(f"loaded {total:,} votes ({counted:,} counted) between {n_models} models "
-          f"in {time.perf_counter() - t0:.1f} s")
+    say(f"loaded {total:,} votes ({counted:,} counted) between {n_models} models, with style "
+        f"counts, a language each and {tagged:,} in some category, "
+        f"in {time.perf_counter() - t0:.1f} s")
 
 
 def _bench_runs() -> None:
@@ -163,7 +188,8 @@ def _bench_runs() -> None:
         steps[label] = steps.get(label, 0.0) + now - last[0]
         last[0] = now
 
-    say("\nfull rating run (SQL aggregation -> fit -> snapshot), board text:")
+    say("\nfull rating run (SQL aggregation -> fit -> snapshot, style control, one board per "
+        "category), board text:")
     t0 = time.perf_counter()
     run = services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
     say(f"  first run, incl. the one-off online Elo replay of every vote: "
@@ -176,10 +202,16 @@ def _bench_runs() -> None:
                                    progress=progress)
         times.append(time.perf_counter() - t0)
     breakdown = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in steps.items())
+    from leaderboard.models import BoardSnapshot
+
+    whole = BoardSnapshot.objects.filter(board="text", category="").latest("created_at")
+    rated = BoardSnapshot.objects.filter(run=run).exclude(category="").count()
     say(f"  full run, sandwich intervals: median {statistics.median(times):.2f} s "
           f"(runs: {', '.join(f'{t:.2f}' for t in times)}; target <= 3 s) "
           f"[{run.outcomes_processed:,} outcomes]")
     say(f"    last run: {breakdown}")
+    say(f"    style control: {'fitted' if whole.style_coefficients else 'NOT fitted'}; "
+        f"category boards: {rated} of {len(whole.category_votes)} categories")
     t0 = time.perf_counter()
     rows = list(text_outcomes())
     say(f"  the GROUP BY alone: {time.perf_counter() - t0:.2f} s -> {len(rows):,} rows")

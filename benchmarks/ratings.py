@@ -34,10 +34,15 @@ from leaderboard.ratings.bradley_terry import (  # noqa: E402
 )
 from leaderboard.ratings.elo import elo_ratings  # noqa: E402
 from leaderboard.ratings.glicko2 import rate_period, rate_period_arrays  # noqa: E402
+from leaderboard.ratings.style_control import (  # noqa: E402
+    fit_style_controlled,
+    style_features,
+)
 from leaderboard.ratings.synthetic import simulate_grouped_votes  # noqa: E402
 from leaderboard.ratings.votes_file import group_outcomes, read_votes  # noqa: E402
 
 DATA_FILE = "arena_human_preference_140k.csv.gz"
+CATEGORIES = ("creative_writing", "hard_prompt", "instruction_following", "math")
 
 class Bench(NamedTuple):
     name: str
@@ -99,7 +104,31 @@ def real_data_benches() -> list[Bench]:
             None,
             lambda: elo_ratings(votes.a_idx, votes.b_idx, votes.outcome, n),
         ),
+        Bench(
+            f"read + BT sandwich fit of each category ({', '.join(CATEGORIES)})",
+            None,
+            lambda: [_category_fit(path, name) for name in CATEGORIES],
+        ),
     ]
+
+
+def _category_fit(path: Path, category: str):
+    subset = read_votes(path, skip_self_matches=True, category=category)
+    grouped = group_outcomes(subset.a_idx, subset.b_idx, subset.outcome)
+    return sandwich_bradley_terry(*grouped, len(subset.models))
+
+
+def _styled_votes(n_votes: int, n_models: int):
+    """Votes with a length bias: (a, b, outcome, standardised style features)."""
+    rng = np.random.default_rng(7)
+    truth = rng.normal(0.0, 0.6, n_models)
+    a = rng.integers(0, n_models, n_votes)
+    b = (a + rng.integers(1, n_models, n_votes)) % n_models
+    counts_a = np.column_stack([rng.poisson(400, n_votes), rng.poisson(2, (n_votes, 3))])
+    counts_b = np.column_stack([rng.poisson(400, n_votes), rng.poisson(2, (n_votes, 3))])
+    x = style_features(counts_a, counts_b)
+    p = 1 / (1 + np.exp(-(truth[a] - truth[b] + 0.3 * x[:, 0])))
+    return a, b, np.where(rng.random(n_votes) < p, 0, 1), counts_a, counts_b
 
 
 def synthetic_benches() -> list[Bench]:
@@ -120,7 +149,13 @@ def synthetic_benches() -> list[Bench]:
     s = rng.choice([0.0, 0.5, 1.0], n_games)
     games = list(zip([names[i] for i in p], [names[i] for i in o], s.tolist(), strict=True))
     table = np.array(list(players.values()))
+    sa, sb, so, counts_a, counts_b = _styled_votes(1_000_000, 200)
     return [
+        Bench(
+            "style control: features + fit with sandwich CI (1M synthetic votes, 200 models)",
+            1.0,
+            lambda: fit_style_controlled(sa, sb, so, style_features(counts_a, counts_b), 200),
+        ),
         Bench(
             f"generate {n_votes // 1_000_000}M votes, grouped",
             None,

@@ -24,13 +24,12 @@ A board's functions return plain rows, never model instances:
   :class:`arena.models.AIModel` slugs.
 * ``subject_outcomes(subject)`` — optional: the ``outcomes()`` rows of one subject only
   (a model's page); without it they are picked from ``outcomes()``.
-* ``styled_votes(subjects)`` — optional: every counted vote between ``subjects`` as
-  :class:`~leaderboard.vote_arrays.VoteArrays` whose columns are side a's (tokens, headers,
-  lists, bold) then side b's; with it, every run also fits the board with style control.
-* ``category_outcomes()`` — optional: ``(category, subject_a, subject_b, winner, count)``
-  rows of every category at once (``coding``, ``lang-en``..., titles from
-  :mod:`arena.prompt_categories`); with it, every run also fits one board per category
-  with at least ``ARENA_LEADERBOARD_CATEGORY_MIN_VOTES`` votes.
+* ``vote_scan()`` — optional: every counted outcome with each side's style, its categories
+  and language, as a :class:`~leaderboard.scans.VoteScan` (see :func:`leaderboard.scans.
+  vote_scan`). With it a run reads the outcomes once, from it: the board, a board per
+  category (``coding``, ``lang-en``...; titles from :mod:`arena.prompt_categories`) with
+  at least ``ARENA_LEADERBOARD_CATEGORY_MIN_VOTES`` votes, and, for a Bradley–Terry board,
+  the style-controlled fit.
 * ``recent(subject, limit)`` — optional: :class:`Recent` items, newest first, that anyone
   may open (a voted battle, never one still blind), for the subject's page.
 * ``signal`` + ``outcome_from_signal(**kwargs)`` — optional: a Django signal sent when
@@ -96,8 +95,7 @@ class Board:
     subjects: Callable[[list[str]], Mapping[str, Subject]] | None = None
     subject_outcomes: Callable[[str], Iterable[OutcomeRow]] | None = None
     recent: Callable[[str, int], Iterable[Recent]] | None = None
-    styled_votes: Callable[[list[str]], Any] | None = None
-    category_outcomes: Callable[[], Iterable[tuple]] | None = None
+    vote_scan: Callable[[], Any] | None = None
     signal: Signal | None = None
     outcome_from_signal: Callable[..., OrderedRow | None] | None = None
     order: int = 100  # tab order on the page, lowest first
@@ -116,28 +114,25 @@ class Board:
             raise ValueError(f"board {self.name}: give both signal and outcome_from_signal")
 
 
-def grouped_outcomes(queryset, *, model_a: str, model_b: str, winner: str = "winner",
-                     by: tuple[str, ...] = ()) -> Iterable[tuple]:
-    """``(subject_a, subject_b, winner, count)`` rows from one ``GROUP BY`` over the pair
-    (``(*by, subject_a, ...)`` with leading group columns ``by``, e.g. a category).
+def grouped_outcomes(queryset, *, model_a: str, model_b: str) -> Iterable[OutcomeRow]:
+    """``(subject_a, subject_b, winner, count)`` rows from one ``GROUP BY`` over the pair.
 
     A ``COUNT(*) FILTER`` per result gives the same numbers as grouping by (pair, result)
     with a quarter of the groups, which halves the query on large tables. ``queryset``
-    holds the counted outcomes; ``model_a``/``model_b``/``winner`` name the fields (or
-    lookups) of the two subjects and the result. Rows with a zero count are left out.
+    holds the counted outcomes and has a ``winner`` field; ``model_a``/``model_b`` name
+    the fields (or lookups) of the two subjects. Rows with a zero count are left out.
     """
     from django.db.models import Count, Q
 
     rows = (
-        queryset.values_list(*by, model_a, model_b)
-        .annotate(**{f"n_{w}": Count("pk", filter=Q(**{winner: w})) for w in WINNERS})
+        queryset.values_list(model_a, model_b)
+        .annotate(**{f"n_{w}": Count("pk", filter=Q(winner=w)) for w in WINNERS})
         .order_by()
     )
-    keys = len(by) + 2
-    for row in rows:
-        for result, n in zip(WINNERS, row[keys:], strict=True):
+    for subject_a, subject_b, *counts in rows:
+        for winner, n in zip(WINNERS, counts, strict=True):
             if n:
-                yield *row[:keys], result, n
+                yield subject_a, subject_b, winner, n
 
 
 def subject_grouped_outcomes(queryset, subject: str, *, model_a: str,

@@ -199,15 +199,6 @@ def fit_style(a, b, code, style_a, style_b, n: int) -> tuple[Fit, list[list]]:
     return Fit(res.ratings, res.ci_lower, res.ci_upper, "bt", "sandwich", 0), coefficients
 
 
-def fit_style_board(votes, subjects: list[str]) -> tuple[Fit, list[list]] | None:
-    """A board's style-controlled fit from its ``styled_votes(subjects)``
-    (:class:`~leaderboard.vote_arrays.VoteArrays`); None without votes."""
-    if votes.a.size == 0:
-        return None
-    style_a, style_b = votes.columns[:, :4], votes.columns[:, 4:]
-    return fit_style(votes.a, votes.b, votes.code, style_a, style_b, len(subjects))
-
-
 def fit_elo(
     subjects: list[str],
     a: np.ndarray,

@@ -9,24 +9,27 @@ from django.conf import settings
 
 from leaderboard import compute
 from leaderboard.boards import Board
+from leaderboard.scans import VoteScan
 
 logger = logging.getLogger(__name__)
 
 
-def style_columns(board: Board, grouped: compute.Grouped, rated, active) -> dict:
+def style_columns(board: Board, grouped: compute.Grouped, rated, active,
+                  scan: VoteScan | None, position) -> dict:
     """The style-controlled columns of each entry (per subject index) and the coefficients,
-    for a Bradley–Terry board with styled votes; nothing to add otherwise."""
-    if board.styled_votes is None or board.primary_method != "bt":
+    for a Bradley–Terry board whose votes were read with their style (``scan``, whose
+    subject i is ``grouped``'s ``position[i]``); nothing to add otherwise."""
+    if scan is None or board.primary_method != "bt":
         return {"coefficients": None}
     limit = settings.ARENA_LEADERBOARD_STYLE_MAX_VOTES
     if grouped.total > limit:
         logger.info("board %s: %d votes, over ARENA_LEADERBOARD_STYLE_MAX_VOTES (%d): "
                     "no style control this run", board.name, grouped.total, limit)
         return {"coefficients": None}
-    found = compute.fit_style_board(board.styled_votes(grouped.subjects), grouped.subjects)
-    if found is None:
+    if scan.a.size == 0:
         return {"coefficients": None}
-    fit, coefficients = found
+    fit, coefficients = compute.fit_style(position[scan.a], position[scan.b], scan.code,
+                                          scan.style_a, scan.style_b, grouped.n)
     fit = compute.shrink_provisional(fit, grouped, ~rated)
     return {
         "coefficients": coefficients,

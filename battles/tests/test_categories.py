@@ -11,17 +11,18 @@ import pytest
 from django.core.management import call_command
 
 from arena.models import AIModel, ProviderKind
-from arena.prompt_categories import classify_by_rules
+from arena.prompt_categories import category_tags, classify_by_rules
 from battles import services
 from battles.categories import CLASSIFY_TASK, battle_classify
-from battles.models import Battle, BattleCategory
+from battles.models import Battle, Vote
 from battles.tests.factories import answered_battle
 
 pytestmark = pytest.mark.django_db
 
 
 def tags(battle) -> set[str]:
-    return set(BattleCategory.objects.filter(battle=battle).values_list("category", flat=True))
+    battle = Battle.objects.get(pk=battle.pk)
+    return category_tags(battle.categories, battle.language)
 
 
 @pytest.fixture
@@ -70,6 +71,15 @@ def test_without_the_classifier_model_the_rules_decide_and_the_battle_says_why(s
     assert "not-installed is not in the model registry" in battle.classification_note
 
 
+def test_a_classification_that_ends_after_the_vote_reaches_the_vote(settings):
+    settings.ARENA_CLASSIFIER_MODEL = ""
+    battle = answered_battle(prompt="Write a limerick about a cat who codes")
+    services.battle_vote(battle=battle, choice="tie")
+    battle_classify(battle_id=str(battle.pk))
+    vote = Vote.objects.get(battle=battle)
+    assert category_tags(vote.categories, vote.language) == {"creative_writing", "lang-en"}
+
+
 def test_a_follow_up_makes_the_battle_multi_turn():
     battle = answered_battle()
     assert "multi_turn" not in tags(battle)
@@ -113,7 +123,10 @@ def test_demo_battles_are_classified_by_the_rules():
         if len(battle.turns.all()) > 1:
             expected.add("multi_turn")
         assert tags(battle) == expected
-    assert BattleCategory.objects.filter(battle__is_demo=True, category="coding").exists()
+    assert any("coding" in tags(b) for b in demo)
+    vote = Vote.objects.filter(battle__is_demo=True).select_related("battle").first()
+    assert (vote.categories, vote.language, vote.model_a_id) == (
+        vote.battle.categories, vote.battle.language, vote.battle.model_a_id)
 
 
 def test_classify_battles_classifies_what_was_not(settings):

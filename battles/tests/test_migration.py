@@ -69,12 +69,14 @@ def test_votes_get_their_style_and_battles_with_follow_ups_are_multi_turn():
     executor = MigrationExecutor(connection)
     executor.migrate(leaves)
 
-    from battles.models import BattleCategory
+    from arena.prompt_categories import category_tags
     from battles.models import Vote as NewVote
 
     one, two = (NewVote.objects.get(battle_id=b.pk) for b in battles)
+    assert (one.model_a_id, one.model_b_id) == ("m1", "m2")
     assert (one.tokens_a, one.headers_a, one.lists_a, one.bold_a) == (10, 1, 2, 0)
     assert (one.tokens_b, one.bold_b) == (0, 3)
     assert (two.tokens_a, two.headers_a, two.lists_a, two.bold_b) == (30, 2, 4, 6)
-    assert list(BattleCategory.objects.values_list("battle_id", "category")) == [
-        (battles[1].pk, "multi_turn")]
+    assert (category_tags(one.categories), category_tags(two.categories)) == (
+        set(), {"multi_turn"})
+    assert category_tags(two.battle.categories) == {"multi_turn"}

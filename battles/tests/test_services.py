@@ -107,9 +107,11 @@ class TestFollowUpAndVoteRules:
 
     def test_the_database_allows_one_vote_per_battle(self):
         battle = answered_battle()
-        Vote.objects.create(battle=battle, choice="tie", winner="tie", score_a=.5, score_b=.5)
+        tie = {"choice": "tie", "winner": "tie", "score_a": .5, "score_b": .5,
+               **Vote.facts_of(battle)}
+        Vote.objects.create(battle=battle, **tie)
         with pytest.raises(IntegrityError), transaction.atomic():
-            Vote.objects.create(battle=battle, choice="tie", winner="tie", score_a=.5, score_b=.5)
+            Vote.objects.create(battle=battle, **tie)
 
     def test_unknown_vote_is_refused(self):
         battle = answered_battle()

@@ -40,12 +40,13 @@ def test_export_writes_each_sides_style_summed_over_the_turns(tmp_path):
     assert (row["tokens_a"], row["tokens_b"]) == ("43", "8")
     assert (row["headers_a"], row["lists_a"], row["bold_a"]) == ("1", "2", "1")
     assert (row["headers_b"], row["lists_b"], row["bold_b"]) == ("0", "0", "0")
-    from battles.boards import text_styled_votes
+    from battles.boards import text_vote_scan
 
-    votes = text_styled_votes([battle.model_a_id, battle.model_b_id])
-    assert (votes.a.tolist(), votes.b.tolist(), votes.code.tolist()) == ([0], [1], [0])
-    assert votes.columns.tolist() == [[43, 1, 2, 1, 8, 0, 0, 0]]  # side a, then side b
-    assert text_styled_votes([battle.model_a_id]).a.size == 0  # only votes between subjects
+    scan = text_vote_scan()
+    assert [scan.subjects[i] for i in (*scan.a, *scan.b)] == [battle.model_a_id,
+                                                              battle.model_b_id]
+    assert scan.code.tolist() == [0]  # model a won
+    assert (scan.style_a.tolist(), scan.style_b.tolist()) == ([[43, 1, 2, 1]], [[8, 0, 0, 0]])
     rated = json.loads(_rate("--input", str(out), "--style-control", "--format", "json"))
     assert {r["model"] for r in rated["ratings"]} == {battle.model_a_id, battle.model_b_id}
 

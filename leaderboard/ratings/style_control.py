@@ -46,12 +46,19 @@ class StyleResult(NamedTuple):
 
 def style_features(counts_a: np.ndarray, counts_b: np.ndarray) -> np.ndarray:
     """Standardised normalised differences, one column per style element."""
-    a = np.asarray(counts_a, dtype=float)
-    b = np.asarray(counts_b, dtype=float)
-    total = a + b
-    diff = np.divide(a - b, total, out=np.zeros_like(total), where=total > 0)
-    sd = diff.std(axis=0)
-    return np.divide(diff - diff.mean(axis=0), sd, out=np.zeros_like(diff), where=sd > 0)
+    a = np.asarray(counts_a)
+    b = np.asarray(counts_b)
+    out = np.empty(a.shape, dtype=float)
+    for j in range(a.shape[1]):  # column by column: a few small temporaries, not 32 MB ones
+        column_a, column_b = a[:, j].astype(float), b[:, j].astype(float)
+        total = column_a + column_b
+        np.subtract(column_a, column_b, out=column_a)
+        np.divide(column_a, total, out=column_a, where=total > 0)
+        column_a[total <= 0] = 0.0  # both 0: no difference
+        column_a -= column_a.mean()
+        sd = column_a.std()
+        out[:, j] = column_a / sd if sd > 0 else 0.0
+    return out
 
 
 @single_threaded()
@@ -66,21 +73,37 @@ def fit_style_controlled(a_idx: np.ndarray, b_idx: np.ndarray, outcome: np.ndarr
     # A style element no answer has (a column of zeros) has nothing to learn from: its
     # coefficient is 0, exactly, and it leaves the fit (its Hessian row would be zero).
     varies = np.flatnonzero(np.any(x_all != 0, axis=0))
-    x = x_all[:, varies]
-    k = x.shape[1]
+    design = _Design(a, b, x_all[:, varies], n_models)
+    k = varies.size
     penalty = np.r_[np.full(n_models, L2 * a.size), np.zeros(k)]
     params = np.zeros(n_models + k)
+    p, residual, weight = np.empty(a.size), np.empty(a.size), np.empty(a.size)
     for _ in range(MAX_NEWTON_STEPS):
-        p = expit(_logits(a, b, x, params))
-        grad = -_design_t(a, b, x, y - p, n_models) + penalty * params
-        hessian = _gram(a, b, x, p * (1 - p), n_models)
+        design.probabilities(params, out=p)
+        np.subtract(y, p, out=residual)
+        grad = -design.transpose_times(residual) + penalty * params
+        np.subtract(1.0, p, out=weight)
+        weight *= p
+        hessian = design.gram(weight)
         hessian[np.diag_indices_from(hessian)] += penalty
         step = np.linalg.solve(hessian, grad)
         params -= step
         if np.abs(step).max() < NEWTON_TOLERANCE:
             break
     params[:n_models] -= params[:n_models].mean()
-    cov = _sandwich(a, b, x, y, params, n_models)
+    # Sandwich: H⁺ B H⁺, H the Hessian and B the outer products of per-vote scores; the
+    # pseudo-inverse ignores the direction that moves every rating together.
+    design.probabilities(params, out=p)
+    np.subtract(1.0, p, out=weight)
+    weight *= p
+    h = design.gram(weight)
+    np.subtract(y, p, out=residual)
+    np.square(residual, out=residual)
+    meat = design.gram(residual)
+    basis = np.eye(h.shape[0])
+    basis[:n_models, :n_models] -= 1.0 / n_models
+    h_inv = np.linalg.pinv(basis @ h @ basis, hermitian=True)
+    cov = h_inv @ meat @ h_inv
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     z95 = float(ndtri(0.5 + confidence / 2))
     r, r_se = params[:n_models], se[:n_models]
@@ -93,47 +116,45 @@ def fit_style_controlled(a_idx: np.ndarray, b_idx: np.ndarray, outcome: np.ndarr
     )
 
 
-def _logits(a, b, x, params) -> np.ndarray:
-    n_models = params.size - x.shape[1]
-    r = params[:n_models]
-    return ALPHA * (r[a] - r[b]) + x @ params[n_models:]
+class _Design:
+    """The design matrix D (row i: α on a_i, −α on b_i, then the style features x_i),
+    never built: what the fit needs of it comes from per-pair and per-model sums, in
+    buffers allocated once (a million votes cost a few passes, not a sparse product)."""
 
+    def __init__(self, a: np.ndarray, b: np.ndarray, x: np.ndarray, n_models: int) -> None:
+        self.a, self.b, self.n = a, b, n_models
+        self.pair = a * n_models + b
+        self.xt = np.ascontiguousarray(x.T)  # (k, votes): one row per style element
+        self.buffer = np.empty(a.size)
 
-def _design_t(a, b, x, weights, n_models: int) -> np.ndarray:
-    """Dᵀ·weights, D the design matrix (row i: α on a_i, −α on b_i, then x_i)."""
-    per_model = ALPHA * (np.bincount(a, weights, n_models) - np.bincount(b, weights, n_models))
-    return np.r_[per_model, x.T @ weights]
+    def probabilities(self, params: np.ndarray, *, out: np.ndarray) -> np.ndarray:
+        r, theta = params[:self.n], params[self.n:]
+        np.take(r, self.a, out=out)
+        out -= np.take(r, self.b, out=self.buffer)
+        out *= ALPHA
+        if theta.size:
+            out += np.dot(theta, self.xt, out=self.buffer)
+        return expit(out, out=out)
 
+    def transpose_times(self, weights: np.ndarray) -> np.ndarray:
+        """Dᵀ·weights."""
+        per_model = ALPHA * (np.bincount(self.a, weights, self.n)
+                             - np.bincount(self.b, weights, self.n))
+        return np.r_[per_model, self.xt @ weights]
 
-def _gram(a, b, x, weights, n_models: int) -> np.ndarray:
-    """Dᵀ diag(weights) D, built from per-pair and per-model sums instead of the design
-    matrix: a million votes cost a few bincounts."""
-    k = x.shape[1]
-    out = np.empty((n_models + k, n_models + k))
-    pairs = np.bincount(a * n_models + b, weights, n_models * n_models).reshape(
-        n_models, n_models)
-    pairs = pairs + pairs.T
-    models = out[:n_models, :n_models]
-    models[:] = -ALPHA**2 * pairs
-    models[np.diag_indices(n_models)] = ALPHA**2 * pairs.sum(axis=1)
-    wx = x * weights[:, None]
-    cross = ALPHA * np.array([np.bincount(a, wx[:, j], n_models)
-                              - np.bincount(b, wx[:, j], n_models) for j in range(k)]
-                             ).reshape(k, n_models).T
-    out[:n_models, n_models:] = cross
-    out[n_models:, :n_models] = cross.T
-    out[n_models:, n_models:] = x.T @ wx
-    return out
-
-
-def _sandwich(a, b, x, y: np.ndarray, params: np.ndarray, n_models: int) -> np.ndarray:
-    """H⁺ B H⁺ with H the Hessian and B the outer products of per-vote scores; the
-    pseudo-inverse ignores the direction that moves every rating together."""
-    p = expit(_logits(a, b, x, params))
-    h = _gram(a, b, x, p * (1 - p), n_models)
-    meat = _gram(a, b, x, (y - p) ** 2, n_models)
-    # Project out the all-ratings direction (ratings are only defined up to a constant).
-    basis = np.eye(h.shape[0])
-    basis[:n_models, :n_models] -= 1.0 / n_models
-    h_inv = np.linalg.pinv(basis @ h @ basis, hermitian=True)
-    return h_inv @ meat @ h_inv
+    def gram(self, weights: np.ndarray) -> np.ndarray:
+        """Dᵀ diag(weights) D."""
+        n, k = self.n, self.xt.shape[0]
+        out = np.empty((n + k, n + k))
+        pairs = np.bincount(self.pair, weights, n * n).reshape(n, n)
+        pairs = pairs + pairs.T
+        out[:n, :n] = -ALPHA**2 * pairs
+        out[np.arange(n), np.arange(n)] = ALPHA**2 * pairs.sum(axis=1)
+        for j in range(k):
+            np.multiply(self.xt[j], weights, out=self.buffer)
+            column = ALPHA * (np.bincount(self.a, self.buffer, n)
+                              - np.bincount(self.b, self.buffer, n))
+            out[:n, n + j] = column
+            out[n + j, :n] = column
+            out[n:, n + j] = self.xt @ self.buffer
+        return out

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import factory
 
-from battles.models import Battle, BattleCategory, Position, Thread, Vote, VoteChoice, Winner
+from arena.prompt_categories import category_bits
+from battles.models import Battle, Position, Thread, Vote, VoteChoice, Winner
 from battles.tests.factories import AIModelFactory, BattleFactory, answered_battle
 
 # winner -> (choice when model a sits on the left, score_a, score_b)
@@ -26,6 +27,8 @@ class VoteFactory(factory.django.DjangoModelFactory):
     score_a = factory.LazyAttribute(lambda v: _WINNERS[v.winner][1])
     score_b = factory.LazyAttribute(lambda v: _WINNERS[v.winner][2])
     counts_for_rating = True
+    model_a = factory.SelfAttribute("battle.model_a")
+    model_b = factory.SelfAttribute("battle.model_b")
 
 
 def make_votes(
@@ -44,6 +47,10 @@ def make_votes(
         AIModelFactory(slug=slug, name=slug.replace("-", " ").title())
     battles, votes = [], []
     thread = Thread.objects.create(session_key="seed", title="seeded")
+    # A language among the categories (``lang-en``) is the battle's language.
+    languages = [c.removeprefix("lang-") for c in categories if c.startswith("lang-")]
+    facts = {"categories": category_bits(categories),
+             "language": languages[0] if languages else ""}
     for a, b, winner, count in rows:
         choice, score_a, score_b = _WINNERS[Winner(winner)]
         for _ in range(count):
@@ -55,6 +62,7 @@ def make_votes(
                 is_demo=is_demo,
                 model_a_position=Position.LEFT,
                 title="seeded",
+                **facts,
             )
             battles.append(battle)
             votes.append(
@@ -65,12 +73,10 @@ def make_votes(
                     score_a=score_a,
                     score_b=score_b,
                     counts_for_rating=counts_for_rating,
+                    **Vote.facts_of(battle),
                 )
             )
     Battle.objects.bulk_create(battles, batch_size=500)
-    BattleCategory.objects.bulk_create(
-        [BattleCategory(battle=b, category=c) for b in battles for c in categories],
-        batch_size=500)
     return Vote.objects.bulk_create(votes, batch_size=500)
 
 
