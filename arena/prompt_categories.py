@@ -19,7 +19,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from arena.llm import ChatMessage, LLMError, ModelEndpoint, complete_json, estimate_tokens
+from arena.llm.errors import LLMError
+from arena.llm.types import ChatMessage, ModelEndpoint, estimate_tokens
 
 CATEGORY_TITLES = {
     "coding": "Coding",
@@ -237,6 +238,8 @@ async def classify_prompt(prompt: str, endpoint: ModelEndpoint | None, *,
     says why). A model that fails leaves the rules' categories and says what happened."""
     if endpoint is None:
         return classify_by_rules(prompt, note=unavailable or "no classifier model is configured")
+    from arena.llm.structured import complete_json  # the provider SDKs load here, not above
+
     rules = classify_by_rules(prompt)
     try:
         result = await complete_json(endpoint, judgement_messages(prompt), JUDGEMENT_SCHEMA,

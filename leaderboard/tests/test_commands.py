@@ -189,3 +189,18 @@ def test_rate_with_style_control_on_a_file_with_style_columns(tmp_path):
         rate("--input", str(plain), "--style-control")
     with pytest.raises(CommandError, match="applies to --method bt only"):
         rate("--input", str(path), "--style-control", "--method", "elo")
+
+
+def test_the_rate_command_loads_no_provider_sdk():
+    """``rate`` is meant to start fast (issue 13: under 0.3 x arena-rank): the app registry
+    it loads must not pull the model providers' SDKs in, which take over a second."""
+    import subprocess
+    import sys
+
+    code = ("import django, os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', "
+            "'arena.settings'); django.setup(); "
+            "from leaderboard.management.commands import rate; "
+            "bad = sorted(m for m in ('openai', 'anthropic', 'py3langid') "
+            "if m in sys.modules); print(bad); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
