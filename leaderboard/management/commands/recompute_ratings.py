@@ -53,9 +53,10 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from None
         if run.status != RunStatus.SUCCEEDED:
             raise CommandError(f"The rating run failed: {run.error}")
-        for snap in run.snapshots.order_by("board"):
+        for snap in run.snapshots.order_by("board", "category"):
+            name = f"{snap.board} ({snap.category})" if snap.category else snap.board
             self.stdout.write(
-                f"{snap.board}: {snap.outcomes} outcomes, {snap.models_rated} rated of "
+                f"{name}: {snap.outcomes} outcomes, {snap.models_rated} rated of "
                 f"{snap.models_total} models, {snap.method}/{snap.ci_method}, fit {snap.fit_ms} ms"
             )
         self.stdout.write(self.style.SUCCESS(
