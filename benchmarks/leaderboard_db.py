@@ -177,7 +177,7 @@ def _load(n_votes: int, n_models: int) -> None:
 
 def _bench_runs() -> None:
     from battles.boards import text_outcomes
-    from leaderboard import services
+    from leaderboard import online_elo, services
     from leaderboard.models import RunTrigger
 
     steps: dict[str, float] = {}
@@ -216,7 +216,7 @@ def _bench_runs() -> None:
     rows = list(text_outcomes())
     say(f"  the GROUP BY alone: {time.perf_counter() - t0:.2f} s -> {len(rows):,} rows")
     t0 = time.perf_counter()
-    services.online_elo_replay(board_name="text")
+    online_elo.online_elo_replay(board_name="text")
     say(f"  online Elo replay alone (reads every counted vote in order): "
           f"{time.perf_counter() - t0:.2f} s")
     t0 = time.perf_counter()

@@ -1,4 +1,5 @@
-"""Writes of the leaderboard: rating runs and snapshots, the online Elo, debounced runs.
+"""Writes of the leaderboard: rating runs and snapshots, debounced runs (the online Elo is
+:mod:`leaderboard.online_elo`).
 
 A run reads each board's outcomes aggregated in SQL, fits them (Bradley–Terry with
 sandwich or bootstrap intervals, or Glicko-2 / Elo where a board asks for it), and writes
@@ -13,9 +14,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from itertools import islice
 
 import numpy as np
 from django.conf import settings
@@ -28,15 +26,12 @@ from leaderboard.boards import Board, board_names, board_subjects, get_board
 from leaderboard.fast_insert import insert_plain
 from leaderboard.models import (
     BoardSnapshot,
-    EloBoardState,
-    OnlineElo,
     RatingRun,
     RunStatus,
     SnapshotEntry,
 )
-from leaderboard.ratings import elo_ratings, elo_update, parse_outcome
-from leaderboard.ratings.elo import INITIAL_RATING
-from leaderboard.ratings.outcomes import ELO_SCORES
+from leaderboard.online_elo import elo_applied, online_elo_apply, online_elo_replay
+from leaderboard.ratings import parse_outcome
 from leaderboard.style_runs import style_columns
 
 logger = logging.getLogger(__name__)
@@ -123,134 +118,6 @@ def debounce_pending(*, board_name: str) -> str | None:
 # --- the online Elo --------------------------------------------------------------------
 
 
-def online_elo_apply(
-    *,
-    board_name: str,
-    subject_a: str,
-    subject_b: str,
-    winner: str,
-    created_at: datetime | None = None,
-) -> tuple[float, float] | None:
-    """Apply one outcome to the online Elo (K = 32; both bad scores 0.25 each).
-
-    Returns the new ``(rating_a, rating_b)``, or None when a replay already covered the
-    outcome. Updates of one board are serialised by a row lock on its state row.
-    """
-    score_a, score_b = ELO_SCORES[parse_outcome(winner)]
-    with transaction.atomic():
-        state = _elo_state_locked(board_name)
-        if state.watermark and created_at and created_at <= state.watermark:
-            return None
-        rows = {
-            r.subject: r
-            for r in OnlineElo.objects.select_for_update().filter(
-                board=board_name, subject__in=[subject_a, subject_b]
-            )
-        }
-        for subject in (subject_a, subject_b):
-            if subject not in rows:
-                rows[subject] = OnlineElo.objects.create(
-                    board=board_name, subject=subject, rating=INITIAL_RATING
-                )
-        row_a, row_b = rows[subject_a], rows[subject_b]
-        row_a.rating, row_b.rating = elo_update(row_a.rating, row_b.rating, score_a, score_b)
-        for row in (row_a, row_b):
-            row.votes += 1
-            row.save(update_fields=["rating", "votes", "updated_at"])
-        state.outcomes_applied += 1
-        state.save(update_fields=["outcomes_applied"])
-    return row_a.rating, row_b.rating
-
-
-def _elo_state_locked(board_name: str) -> EloBoardState:
-    state, _ = EloBoardState.objects.select_for_update().get_or_create(board=board_name)
-    return state
-
-
-@dataclass
-class _Ordered:
-    """Outcomes in order as index arrays, and the time of the last one."""
-
-    subjects: dict[str, int]
-    a: np.ndarray
-    b: np.ndarray
-    code: np.ndarray
-    last: datetime | None
-
-
-def _read_ordered(rows, subjects: dict[str, int]) -> _Ordered:
-    """Read ``(a, b, winner, time)`` rows in chunks into arrays (``subjects`` grows)."""
-    codes: dict[str, int] = {}
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    last = None
-    rows = iter(rows)
-    while chunk := list(islice(rows, 50_000)):
-        col_a, col_b, col_w, col_t = zip(*chunk, strict=True)
-        for name in set(col_a) | set(col_b):
-            subjects.setdefault(name, len(subjects))
-        for winner in set(col_w) - codes.keys():
-            codes[winner] = parse_outcome(str(winner))
-        n = len(chunk)
-        parts.append((
-            np.fromiter(map(subjects.__getitem__, col_a), np.int64, n),
-            np.fromiter(map(subjects.__getitem__, col_b), np.int64, n),
-            np.fromiter(map(codes.__getitem__, col_w), np.int64, n),
-        ))
-        last = col_t[-1]
-    if last is not None and not isinstance(last, datetime):
-        last = datetime.fromtimestamp(float(last), tz=UTC)
-    if parts:
-        a, b, code = (np.concatenate(column) for column in zip(*parts, strict=True))
-    else:
-        a = b = code = np.zeros(0, dtype=np.int64)
-    return _Ordered(subjects, a, b, code, last)
-
-
-def online_elo_replay(*, board_name: str) -> int:
-    """Rebuild a board's online Elo by replaying its counted outcomes in order.
-
-    The long part (reading and replaying every outcome) runs without holding the board's
-    Elo lock, so votes are not kept waiting; under the lock only the outcomes that came
-    after the read are replayed on top, and the table is replaced.
-    """
-    board = get_board(board_name)
-    if board.ordered_outcomes is None:
-        return 0
-    base = _read_ordered(board.ordered_outcomes(), {})
-    ratings = elo_ratings(base.a, base.b, base.code, len(base.subjects))
-    with transaction.atomic():
-        state = _elo_state_locked(board_name)
-        subjects = dict(base.subjects)
-        if base.last is None:
-            none = np.zeros(0, dtype=np.int64)
-            tail = _Ordered(subjects, none, none, none, None)
-        else:  # outcomes committed while the base was read
-            tail = _read_ordered(board.ordered_outcomes(since=base.last), subjects)
-        n = len(subjects)
-        start = np.full(n, INITIAL_RATING)
-        start[: ratings.size] = ratings
-        ratings = elo_ratings(tail.a, tail.b, tail.code, n, initial=start)
-        a_idx = np.concatenate([base.a, tail.a])
-        b_idx = np.concatenate([base.b, tail.b])
-        votes = np.bincount(a_idx, minlength=n) + np.bincount(b_idx, minlength=n)
-        OnlineElo.objects.filter(board=board_name).delete()
-        OnlineElo.objects.bulk_create(
-            [
-                OnlineElo(
-                    board=board_name, subject=s, rating=float(ratings[i]), votes=int(votes[i])
-                )
-                for s, i in subjects.items()
-            ],
-            batch_size=1000,
-        )
-        state.watermark = tail.last or base.last
-        state.outcomes_applied = int(a_idx.size)
-        state.replayed_at = timezone.now()
-        state.save()
-    logger.info("online Elo of %s replayed from %d outcomes", board_name, a_idx.size)
-    return int(a_idx.size)
-
-
 def outcome_recorded(*, board_name: str, outcome: tuple) -> None:
     """A counted outcome was committed: update the online Elo, schedule a debounced run."""
     subject_a, subject_b, winner, created_at = outcome
@@ -265,14 +132,6 @@ def outcome_recorded(*, board_name: str, outcome: tuple) -> None:
 
 
 # --- rating runs -----------------------------------------------------------------------
-
-
-@dataclass
-class _Computed:
-    grouped: compute.Grouped
-    fit: compute.Fit
-    tally: compute.Tally
-    fit_ms: int
 
 
 def _fit(board: Board, grouped: compute.Grouped, *, ci_method: str, rounds: int) -> compute.Fit:
@@ -315,7 +174,7 @@ def board_recompute(
     rounds = bootstrap_rounds or settings.ARENA_LEADERBOARD_BOOTSTRAP_ROUNDS
     min_votes = settings.ARENA_LEADERBOARD_MIN_VOTES
 
-    applied_before = _elo_applied(board_name)
+    applied_before = elo_applied(board_name)
     scan = position = None
     if not category and board.vote_scan is not None:
         # Not in the aggregation session: the scan is expressions over every vote, where
@@ -326,7 +185,7 @@ def board_recompute(
     elif not category:
         with _aggregation_session():
             grouped = compute.group_rows(board.outcomes())
-    applied_after = _elo_applied(board_name)
+    applied_after = elo_applied(board_name)
     step("aggregate")
     if not category and board.ordered_outcomes is not None and not (
         applied_before <= grouped.total <= applied_after
@@ -428,15 +287,6 @@ def _aggregation_session() -> Iterator[None]:
                 cursor.execute("SET LOCAL work_mem = '64MB'")
                 cursor.execute("SET LOCAL jit = off")
         yield
-
-
-def _elo_applied(board_name: str) -> int:
-    return (
-        EloBoardState.objects.filter(board=board_name)
-        .values_list("outcomes_applied", flat=True)
-        .first()
-        or 0
-    )
 
 
 def _prune_snapshots(board_name: str, category: str) -> None:

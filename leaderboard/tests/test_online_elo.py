@@ -6,7 +6,7 @@ import pytest
 
 from battles.models import Position
 from battles.services import battle_vote
-from leaderboard import services
+from leaderboard import online_elo, services
 from leaderboard.boards import get_board, register_board
 from leaderboard.models import EloBoardState, OnlineElo, RunTrigger
 
@@ -88,9 +88,9 @@ def test_a_run_replays_the_elo_when_votes_arrived_without_signals():
 
 def test_a_replayed_vote_is_not_applied_twice():
     (v,) = make_votes([("alpha", "beta", "model_a", 1)])
-    services.online_elo_replay(board_name="text")
+    online_elo.online_elo_replay(board_name="text")
     before = elo()
-    result = services.online_elo_apply(
+    result = online_elo.online_elo_apply(
         board_name="text",
         subject_a="alpha",
         subject_b="beta",
@@ -127,7 +127,7 @@ def test_the_replay_adds_outcomes_committed_while_it_read():
     board = get_board("text")
     register_board(dataclasses.replace(board, ordered_outcomes=reading))
     try:
-        assert services.online_elo_replay(board_name="text") == 3
+        assert online_elo.online_elo_replay(board_name="text") == 3
     finally:
         register_board(board)
     r_a, r_b = 1516.0, 1484.0
