@@ -73,6 +73,15 @@ def test_on_the_real_data_the_gaps_between_established_models_do_not_move():
     # One constant: the established models are re-centred to average 1000 without the
     # provisional one (0.3 points here); every gap between them is exactly as fitted.
     assert np.ptp(moved) < 1e-9 and abs(moved[0]) < 0.5
+    # So the established models are rated as if the provisional one had never played:
+    # within 0.1 of the fit of their votes alone (issue 13).
+    settled = np.flatnonzero(~provisional)
+    index = np.full(n, -1)
+    index[settled] = np.arange(settled.size)
+    alone = ~provisional[a] & ~provisional[b]
+    without = sandwich_bradley_terry(index[a[alone]], index[b[alone]], code[alone],
+                                     count[alone], settled.size)
+    assert np.abs(rating[settled] - without.ratings).max() < 0.1
     assert np.allclose(upper[~provisional] - rating[~provisional],
                        fit.ci_upper[~provisional] - fit.ratings[~provisional])
     assert abs(rating[provisional][0] - PRIOR_MEAN) < 50
