@@ -24,7 +24,11 @@ MULTI_TURN = "multi_turn"
 
 
 def classify_later(battle: Battle) -> None:
-    """Classify the battle's first prompt in the worker, once this transaction commits."""
+    """Classify the battle's first prompt in the worker, once this transaction commits.
+
+    The vote sends it: only voted battles count on a board, and by then both answers are
+    written, so the classifier (by default a local model, maybe one of the two answering)
+    never slows an answer down, nor is asked about a battle nobody votes on."""
     enqueue_task(CLASSIFY_TASK, str(battle.pk))
 
 

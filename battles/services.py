@@ -149,7 +149,6 @@ def battle_create(
         turn = _add_turn(battle, text, 1)
         Thread.objects.filter(pk=thread.pk, title="").update(title=title)
         _touch(battle)
-        classify_later(battle)
     logger.info("battle %s created", battle.id)
     return battle, turn
 
@@ -267,6 +266,8 @@ def battle_vote(*, battle: Battle, choice: str) -> Vote:
         _touch(locked)
         eligibility = ({"counts_for_rating": False, "exclusion_reason": ANSWER_FAILED_VOTE}
                        if failed else _rating_eligibility(locked, turns))
+        if locked.classified_at is None:
+            classify_later(locked)
         return Vote.objects.create(
             battle=locked, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
             **eligibility, **Vote.facts_of(locked),

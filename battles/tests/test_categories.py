@@ -37,15 +37,20 @@ def classifier(fake_openai, settings):
     return fake_openai
 
 
-def test_a_new_battle_is_sent_to_be_classified_once_it_commits(
-        two_models, monkeypatch, django_capture_on_commit_callbacks):
+def test_a_battle_is_sent_to_be_classified_when_its_vote_commits(
+        monkeypatch, django_capture_on_commit_callbacks):
     import arena.steps
 
     sent = []
     monkeypatch.setattr(arena.steps, "send_task", lambda name, args: sent.append((name, args)))
+    battle = answered_battle(prompt="Write a haiku about the sea")
     with django_capture_on_commit_callbacks(execute=True):
-        battle, _turn = services.battle_create(session_key="s", prompt="Write a haiku")
-    assert (CLASSIFY_TASK, [str(battle.pk)]) in sent
+        services.battle_vote(battle=battle, choice="tie")
+    assert sent == [(CLASSIFY_TASK, [str(battle.pk)])]
+    classified = answered_battle(prompt="Another", classified_at=battle.created_at)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.battle_vote(battle=classified, choice="tie")
+    assert len(sent) == 1  # already classified (classify_battles, a demo): not again
 
 
 def test_the_first_prompt_is_classified_by_rules_and_the_model(classifier):
