@@ -1,3 +1,27 @@
 """Root fixtures: the fake providers, a real Celery worker, a live ASGI server."""
 
+import pytest
+
 pytest_plugins = ["arena.testing.fixtures", "arena.testing.live", "arena.testing.browser"]
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, whose teardown does not fail on a connection some
+    thread of the run still holds (threads started by the tests keep their thread-local
+    connections until the interpreter exits): PostgreSQL refused to drop the database
+    ("being accessed by other users"), which left it behind with a warning."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    import psycopg
+
+    settings = connection.settings_dict
+    with django_db_blocker.unblock(), psycopg.connect(
+            host=settings["HOST"] or None, port=settings["PORT"] or None,
+            user=settings["USER"] or None, password=settings["PASSWORD"] or None,
+            dbname="postgres", autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = %s AND pid <> pg_backend_pid()", [settings["NAME"]])
