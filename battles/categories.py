@@ -13,7 +13,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from arena import aio
+from arena.errors import RateLimited
 from arena.prompt_categories import CATEGORY_BITS, Classification, category_bits, classify_prompt
+from arena.ratelimit import provider_budget
 from arena.steps import enqueue_task, release_database
 from battles.models import Battle, Turn, Vote
 
@@ -53,6 +55,11 @@ def _classifier_endpoint():
     availability = model_availability(model)
     if not availability.available:
         return None, f"the classifier model is unavailable: {availability.reason}"
+    try:
+        provider_budget([model.provider])  # the same per-minute budget as every call
+    except RateLimited as exc:
+        return None, (f"the classifier's provider had no calls left this minute "
+                      f"(free again in {exc.retry_after} s)")
     return model_endpoint(model), ""
 
 

@@ -67,6 +67,20 @@ def test_the_first_prompt_is_classified_by_rules_and_the_model(classifier):
     assert len(classifier.chat_requests) == asked
 
 
+def test_a_classifier_over_its_providers_budget_is_not_called(classifier, settings):
+    from arena.ratelimit import provider_budget
+
+    settings.ARENA_PROVIDER_CALLS_PER_MINUTE = 1
+    provider_budget(["Fakeprov"])  # the minute's one call is spent
+    battle = answered_battle(prompt="Write a haiku about the sea, please, a short one")
+    result = battle_classify(battle_id=str(battle.pk))
+    assert result.method == "rules" and classifier.chat_requests == []
+    assert tags(battle) == {"creative_writing", "lang-en"}
+    battle.refresh_from_db()
+    assert battle.classification_note.startswith(
+        "the classifier's provider had no calls left this minute")
+
+
 def test_without_the_classifier_model_the_rules_decide_and_the_battle_says_why(settings):
     settings.ARENA_CLASSIFIER_MODEL = "not-installed"
     battle = answered_battle(prompt="Solve 2x + 3 = 11 for x, please, step by step")
