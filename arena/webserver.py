@@ -17,9 +17,11 @@ def daphne_command(host: str, port: int | str) -> list[str]:
     return [sys.executable, "-m", "daphne", "-e", endpoint, "arena.asgi:application"]
 
 
-def worker_command(index: int, *, queue: str | None = None, loglevel: str = "INFO",
-                   threads: int | None = None) -> list[str]:
-    """The command line of the arena's Celery worker number ``index`` (threads pool).
+def worker_command(index: int = 0, *, queue: str | None = None, loglevel: str = "INFO",
+                   threads: int | None = None, name: str | None = None,
+                   extra: tuple[str, ...] = ()) -> list[str]:
+    """The command line of the arena's Celery worker number ``index`` (threads pool), named
+    ``name`` if given; ``extra`` adds options.
 
     The run command starts ``CELERY_WORKER_PROCESSES`` of them, one per core by default: a
     worker holds hundreds of model streams on one event loop, but its Python code (the
@@ -31,6 +33,6 @@ def worker_command(index: int, *, queue: str | None = None, loglevel: str = "INF
     return [
         sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "threads",
         "--concurrency", str(threads or settings.CELERY_WORKER_CONCURRENCY), "-Q", queue,
-        "-n", f"{queue}-{index}@%h", "--loglevel", loglevel, "--without-gossip",
-        "--without-mingle",
+        "-n", name or f"{queue}-{index}@%h", "--loglevel", loglevel, "--without-gossip",
+        "--without-mingle", *extra,
     ]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
@@ -15,7 +14,7 @@ import httpx
 import pytest
 from django.conf import settings
 
-from arena.webserver import daphne_command
+from arena.webserver import daphne_command, worker_command
 
 
 @pytest.fixture(scope="session")
@@ -60,9 +59,8 @@ def start_worker_process(env: dict[str, str], *, queue: str) -> subprocess.Popen
     """A real ``celery worker`` process (threads) consuming only ``queue``, in its own process
     group so a test can kill it outright."""
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "threads",
-         "--concurrency", "4", "-Q", queue, "--loglevel", "WARNING", "--without-gossip",
-         "--without-mingle", "--without-heartbeat"],
+        worker_command(queue=queue, threads=4, loglevel="WARNING",
+                       extra=("--without-heartbeat",)),
         cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         start_new_session=True,
     )

@@ -23,6 +23,7 @@ from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from arena.errors import RuleError
+from arena.webserver import worker_command
 from panels import display, selectors, services
 from panels.models import PanelOrigin
 
@@ -157,9 +158,7 @@ def _worker(console: Console, *, always: bool = False):
     console.print("[dim]Starting a Celery worker for this command.[/dim]")
     name = f"panel-cli-{os.getpid()}@{socket.gethostname()}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "threads",
-         "--concurrency", "8", "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
-         "--hostname", name],
+        worker_command(name=name, threads=8, loglevel="WARNING"),
         cwd=settings.BASE_DIR, stdout=sys.stderr, stderr=sys.stderr, start_new_session=True,
     )
     try:
