@@ -150,9 +150,7 @@ class Classification:
     @property
     def tags(self) -> frozenset[str]:
         """The categories plus the language as one tag (``lang-en``), when it is known."""
-        if self.language == UNKNOWN_LANGUAGE:
-            return self.categories
-        return self.categories | {LANGUAGE_PREFIX + self.language}
+        return frozenset(category_tags(category_bits(self.categories), self.language))
 
 
 def category_bits(tags) -> int:
