@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.http import HttpRequest
-from limits import RateLimitItemPerMinute
+from limits import RateLimitItemPerHour, RateLimitItemPerMinute
 from limits.storage import RedisStorage
 from limits.strategies import FixedWindowRateLimiter
 
@@ -27,7 +27,8 @@ from arena.errors import RateLimited
 
 logger = logging.getLogger(__name__)
 
-TOO_MANY = "Too many requests: at most {limit} per minute. Try again in {seconds} s."
+TOO_MANY = "Too many requests: at most {limit} per {per}. Try again in {seconds} s."
+PERIODS = {"minute": RateLimitItemPerMinute, "hour": RateLimitItemPerHour}
 PROVIDER_BUSY = (
     "The models are busy right now (more requests than their providers allow per minute). "
     "Try again in {seconds} s; nothing was started."
@@ -73,18 +74,21 @@ def _hit(item, *identifiers: str) -> int | None:
     return max(1, math.ceil(reset_at - time.time()))
 
 
-def visitor_limit(request: HttpRequest, *, action: str, limit: int) -> None:
-    """Count one ``action`` of this visitor (IP and session); raise past ``limit``/minute."""
+def visitor_limit(request: HttpRequest, *, action: str, limit: int,
+                  per: str = "minute") -> None:
+    """Count one ``action`` of this visitor (IP and session); raise past ``limit`` per
+    ``per`` ("minute" or "hour")."""
     if limit <= 0:
         return
-    waits = [_hit(RateLimitItemPerMinute(limit * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER),
+    item = PERIODS[per]
+    waits = [_hit(item(limit * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER),
                   action, "ip", client_ip(request))]
     session_key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
     if session_key:
-        waits.append(_hit(RateLimitItemPerMinute(limit), action, "session", session_key))
+        waits.append(_hit(item(limit), action, "session", session_key))
     wait = max((w for w in waits if w is not None), default=None)
     if wait is not None:
-        raise RateLimited(TOO_MANY.format(limit=limit, seconds=wait), wait)
+        raise RateLimited(TOO_MANY.format(limit=limit, per=per, seconds=wait), wait)
 
 
 def provider_budget(providers: Iterable[str]) -> None:

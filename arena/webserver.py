@@ -1,9 +1,15 @@
 """How the arena's processes (daphne, the Celery workers) are started, in one place for the
-run command, the live-server tests and the benchmarks."""
+run command, the live-server tests, the benchmarks and the commands that need a worker."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 # Twisted listens with a queue of 50 by default: in a burst of new connections the kernel
 # drops the rest, and each dropped client waits a whole second before TCP tries again.
@@ -36,3 +42,55 @@ def worker_command(index: int = 0, *, queue: str | None = None, loglevel: str = 
         "-n", name or f"{queue}-{index}@%h", "--loglevel", loglevel, "--without-gossip",
         "--without-mingle", *extra,
     ]
+
+
+WORKER_START_SECONDS = 60
+PING_SECONDS = 3.0
+
+
+@contextmanager
+def command_worker(say: Callable[[str], object], prefix: str, *,
+                   always: bool = False) -> Iterator[None]:
+    """For a management command that runs mode work (a panel, debates): start a Celery
+    worker process for as long as the block runs, unless a worker already answers a ping
+    (``always``: start one anyway). ``say`` tells the person what happens."""
+    from django.conf import settings
+    from django.core.management.base import CommandError
+
+    from arena.celery import app
+
+    try:
+        replies = [] if always else app.control.ping(timeout=PING_SECONDS, limit=1)
+    except Exception as exc:  # the broker itself is down
+        raise CommandError(f"Redis is not reachable ({exc}); start the arena "
+                           "(python3 dev.py run) or set REDIS_URL.") from None
+    if replies:
+        yield
+        return
+    say("[dim]Starting a Celery worker for this command.[/dim]")
+    name = f"{prefix}-{os.getpid()}@{socket.gethostname()}"
+    process = subprocess.Popen(
+        worker_command(name=name, threads=8, loglevel="WARNING"),
+        cwd=settings.BASE_DIR, stdout=sys.stderr, stderr=sys.stderr, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + WORKER_START_SECONDS
+        while not _answers(app, name):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise CommandError("Could not start a Celery worker; start the arena "
+                                   "(python3 dev.py run) and try again.")
+        yield
+    finally:
+        process.terminate()  # a warm shutdown: tasks still running are finished first
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _answers(app, name: str) -> bool:
+    try:
+        return bool(app.control.ping(destination=[name], timeout=0.5, limit=1))
+    except Exception:  # not reachable yet
+        return False

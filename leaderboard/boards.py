@@ -32,6 +32,9 @@ A board's functions return plain rows, never model instances:
   the style-controlled fit.
 * ``recent(subject, limit)`` — optional: :class:`Recent` items, newest first, that anyone
   may open (a voted battle, never one still blind), for the subject's page.
+* ``section`` — optional: the dotted path of a callable returning ``(template, context)``,
+  a section of the board's own shown under its table (e.g. the debates' crowd and AI
+  ratings side by side).
 * ``signal`` + ``outcome_from_signal(**kwargs)`` — optional: a Django signal sent when
   an outcome is committed and a function turning its kwargs into ``(subject_a,
   subject_b, winner, created_at)`` (or ``None`` when the outcome does not count). The
@@ -98,6 +101,7 @@ class Board:
     vote_scan: Callable[[], Any] | None = None
     signal: Signal | None = None
     outcome_from_signal: Callable[..., OrderedRow | None] | None = None
+    section: str | None = None
     order: int = 100  # tab order on the page, lowest first
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -202,6 +206,15 @@ class UnknownBoard(LookupError):
 
 
 _registry: dict[str, Board] = {}
+
+
+def board_section(board: Board) -> tuple[str, dict] | None:
+    """The board's own section (see ``Board.section``): ``(template, context)`` or None."""
+    if not board.section:
+        return None
+    from django.utils.module_loading import import_string
+
+    return import_string(board.section)()
 
 
 def register_board(board: Board) -> Board:

@@ -15,7 +15,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from leaderboard import selectors
-from leaderboard.boards import UnknownBoard, boards
+from leaderboard.boards import UnknownBoard, board_section, boards
 
 TEMPLATE = "leaderboard/leaderboard.html"
 
@@ -110,6 +110,7 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
         "category_links": _category_links(query, page),
         "plots": selectors.board_plots(page=page),
         "reset_url": _url(selectors.Query(board=query.board)),
+        "section": board_section(page.board),
     }
     target = request.htmx.target if request.htmx else None
     if target == "lb-results":

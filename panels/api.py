@@ -63,7 +63,7 @@ class RankingOut(Schema):
     replies: list[str]
 
 
-class StandingOut(Schema):
+class PanelStandingOut(Schema):
     position: int
     model_id: str
     name: str
@@ -74,8 +74,8 @@ class StandingOut(Schema):
 
 
 class VerdictOut(Schema):
-    standings: list[StandingOut]
-    standings_without_self_votes: list[StandingOut]
+    standings: list[PanelStandingOut]
+    standings_without_self_votes: list[PanelStandingOut]
     kendall_w: float | None
     judges_counted: int | None
     judges_discarded: int

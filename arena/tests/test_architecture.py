@@ -29,10 +29,36 @@ def test_the_platform_mounts_what_each_mode_declares(client):
     for mode in modes():
         assert f'href="{mode.url}"' in home
         assert client.get(mode.url).status_code == 200
-    assert {"arena-steps-requeue-stale", "panels-resume-stale",
+    assert {"arena-steps-requeue-stale", "panels-resume-stale", "debates-resume-stale",
             "leaderboard-hourly"} <= set(app.conf.beat_schedule)
     routes = [str(route.pattern) for route in websocket_urlpatterns]
-    assert routes == ["ws/battles/<str:battle_id>/", "ws/panels/<str:panel_id>/"]
+    assert routes == ["ws/battles/<str:battle_id>/", "ws/panels/<str:panel_id>/",
+                      "ws/debates/<str:debate_id>/"]
     paths = client.get("/api/openapi.json").json()["paths"]
-    assert {"/api/battles", "/api/panel/run", "/api/leaderboard", "/api/models"} <= set(paths)
-    assert "not open yet" in client.get("/debates/").content.decode()
+    assert {"/api/battles", "/api/panel/run", "/api/debate/run", "/api/leaderboard",
+            "/api/models"} <= set(paths)
+    assert "not open yet" in client.get("/voice/").content.decode()
+
+
+def test_no_two_api_schemas_share_a_name():
+    """django-ninja names a schema's OpenAPI component after its class: a second class of
+    the same name in another mode's API silently replaces the first in the documentation."""
+    from django.utils.module_loading import import_string
+    from ninja import Schema
+
+    from arena.modes import modes
+
+    for mode in modes():
+        if mode.api_router:
+            import_string(mode.api_router)
+    seen: dict[str, str] = {}
+    stack = list(Schema.__subclasses__())
+    while stack:
+        schema = stack.pop()
+        stack.extend(schema.__subclasses__())
+        if not schema.__module__.startswith(("arena.", "battles.", "panels.", "debates.",
+                                             "agents.", "leaderboard.")):
+            continue
+        where = f"{schema.__module__}.{schema.__qualname__}"
+        assert seen.setdefault(schema.__name__, where) == where, (
+            f"{where} and {seen[schema.__name__]} share a schema name")

@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import socket
-import subprocess
 import sys
 import time
 from contextlib import ExitStack, contextmanager
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.core.serializers.json import DjangoJSONEncoder
 from rich.console import Console
@@ -23,13 +19,11 @@ from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from arena.errors import RuleError
-from arena.webserver import worker_command
+from arena.webserver import command_worker
 from panels import display, selectors, services
 from panels.models import PanelOrigin
 
 POLL_SECONDS = 0.3
-WORKER_START_SECONDS = 60
-PING_SECONDS = 3.0
 
 
 class Command(BaseCommand):
@@ -68,7 +62,8 @@ class Command(BaseCommand):
             if as_json:
                 stack.enter_context(_logs_to_stderr())
             if worker != "external":
-                stack.enter_context(_worker(console, always=worker == "start"))
+                stack.enter_context(command_worker(console.print, "panel-cli",
+                                                   always=worker == "start"))
             try:
                 panel = services.panel_create(question=question, models=models, auto=auto,
                                               clarify=clarify, origin=PanelOrigin.CLI)
@@ -140,48 +135,6 @@ class Command(BaseCommand):
             services.panel_clarification_answer(panel=view.panel, answer=answer)
         else:
             services.panel_clarification_skip(panel=view.panel)
-
-
-@contextmanager
-def _worker(console: Console, *, always: bool = False):
-    """Start a Celery worker process for this command unless one already answers a ping."""
-    from arena.celery import app
-
-    try:
-        replies = [] if always else app.control.ping(timeout=PING_SECONDS, limit=1)
-    except Exception as exc:  # the broker itself is down
-        raise CommandError(f"Redis is not reachable ({exc}); start the arena "
-                           "(python3 dev.py run) or set REDIS_URL.") from None
-    if replies:
-        yield
-        return
-    console.print("[dim]Starting a Celery worker for this command.[/dim]")
-    name = f"panel-cli-{os.getpid()}@{socket.gethostname()}"
-    process = subprocess.Popen(
-        worker_command(name=name, threads=8, loglevel="WARNING"),
-        cwd=settings.BASE_DIR, stdout=sys.stderr, stderr=sys.stderr, start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + WORKER_START_SECONDS
-        while not _answers(app, name):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise CommandError("Could not start a Celery worker; start the arena "
-                                   "(python3 dev.py run) and try again.")
-        yield
-    finally:
-        process.terminate()  # a warm shutdown: tasks still running are finished first
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def _answers(app, name: str) -> bool:
-    try:
-        return bool(app.control.ping(destination=[name], timeout=0.5, limit=1))
-    except Exception:  # not reachable yet
-        return False
 
 
 @contextmanager

@@ -1,0 +1,158 @@
+"""A throwaway arena stack for the benchmarks: its own var folder, database (SQLite, or a
+database of its own on the PostgreSQL server of DATABASE_URL), Redis (embedded, or a queue of
+its own on REDIS_URL), daphne and Celery workers started as the run command starts them.
+
+    info = prepare_environment()        # before Django is set up
+    with contextlib.ExitStack() as stack:
+        migrated_stack(stack, info)     # Django set up, Redis up, schema migrated
+        port = start_web_process(stack)
+        start_worker_processes(stack, app, threads, processes)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def prepare_environment() -> dict:
+    """Point the settings at a throwaway stack; what was chosen, for the report and cleanup."""
+    var_dir = tempfile.mkdtemp(prefix="arena-bench-")
+    (Path(var_dir) / "static").mkdir()  # STATIC_ROOT: whitenoise warns when it is missing
+    os.environ["ARENA_VAR_DIR"] = var_dir
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ["ARENA_LOCAL_MODELS"] = "0"
+    os.environ["ARENA_BATTLES_PER_MINUTE"] = "0"  # no rate limit: the benchmark is the burst
+    os.environ["ARENA_PROVIDER_CALLS_PER_MINUTE"] = "0"
+    os.environ.setdefault("CACHE_PREFIX", f"arena-bench-{secrets.token_hex(4)}")
+    # A queue of our own, so that no other worker on a shared Redis takes our tasks.
+    os.environ["CELERY_QUEUE"] = f"arena-bench-{secrets.token_hex(4)}"
+    info = {"var_dir": var_dir, "pg_admin_url": None, "pg_database": None}
+    url = os.environ.get("DATABASE_URL", "").strip()
+    if url.startswith(("postgres://", "postgresql://")):
+        import psycopg
+
+        parts = urllib.parse.urlsplit(url)
+        name = f"arena_bench_{secrets.token_hex(4)}"
+        admin = parts._replace(path="/postgres").geturl()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        os.environ["DATABASE_URL"] = parts._replace(path=f"/{name}").geturl()
+        info.update(pg_admin_url=admin, pg_database=name)
+    return info
+
+
+
+def drop_database(info: dict) -> None:
+    if not info["pg_database"]:
+        return
+    import psycopg
+
+    with psycopg.connect(info["pg_admin_url"], autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{info["pg_database"]}" WITH (FORCE)')
+
+
+
+def close_database_connections() -> None:
+    """Before a fork: no connection (nor pooled socket) may be shared with the child."""
+    from django.db import connections
+
+    connections.close_all()
+    for connection in connections.all(initialized_only=True):
+        if getattr(connection, "pool", None) is not None:
+            connection.close_pool()
+
+
+
+def start_worker_processes(stack: contextlib.ExitStack, app, threads: int, count: int) -> None:
+    """The Celery workers as the run command starts them: processes of their own (threads
+    pool), on this benchmark's queue, so they share no interpreter lock with the clients and
+    the fake provider of this process."""
+    from arena.webserver import worker_command
+
+    queue = app.conf.task_default_queue
+    for index in range(count):
+        worker = subprocess.Popen(worker_command(index, queue=queue, loglevel="WARNING",
+                                                 threads=threads), cwd=ROOT, env=os.environ.copy())
+        stack.callback(stop_process, worker)
+        name = f"{queue}-{index}@{os.uname().nodename}"
+        deadline = time.monotonic() + 60
+        while not app.control.ping(destination=[name], timeout=0.5):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("a Celery worker did not start")
+
+
+
+def start_web_process(stack: contextlib.ExitStack) -> int:
+    """daphne as the run command starts it (same command line, its own process); its port."""
+    from arena.webserver import daphne_command
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(daphne_command("127.0.0.1", port), cwd=ROOT,
+                              env=os.environ.copy(), stdout=subprocess.DEVNULL)
+    stack.callback(stop_process, server)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return port
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("daphne did not start") from None
+            time.sleep(0.1)
+
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+
+def migrated_stack(stack: contextlib.ExitStack, info: dict) -> None:
+    """Set Django up on the throwaway stack: Redis started (embedded) and the schema migrated;
+    everything is undone when ``stack`` closes."""
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from arena.celery import app
+    from arena.embedded_redis import start_embedded_redis, stop_embedded_redis
+
+    stack.callback(shutil.rmtree, info["var_dir"], ignore_errors=True)
+    stack.callback(drop_database, info)
+    if settings.EMBEDDED_REDIS:
+        socket_path = Path(settings.EMBEDDED_REDIS_SOCKET)
+        redis_process = start_embedded_redis(socket_path)
+        stack.callback(stop_embedded_redis, redis_process, socket_path)
+    call_command("migrate", verbosity=0, interactive=False)
+    app.conf.task_always_eager = False
+    close_database_connections()
+
+
+def describe(info: dict) -> str:
+    from django.conf import settings
+
+    database = (f"PostgreSQL (throwaway database {info['pg_database']})"
+                if info["pg_database"] else "SQLite (throwaway)")
+    redis = "embedded Redis" if settings.EMBEDDED_REDIS else "the Redis at REDIS_URL"
+    return f"{database}, {redis}"
