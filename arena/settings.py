@@ -379,3 +379,22 @@ ARENA_PANEL_BOARD_SELF_VOTES = env_bool("ARENA_PANEL_BOARD_SELF_VOTES", True)
 # A clarification call or question writing untouched this long is restarted (answers and
 # judgements are steps: their leases say when their worker died).
 ARENA_PANEL_STALE_SECONDS = env_int("ARENA_PANEL_STALE_SECONDS", 600, minimum=30)
+
+
+# --- Debates ------------------------------------------------------------------
+# Judges debates and checks their claims (empty or unavailable: another available model that
+# is not debating; a debater judges only when no other model is available, and the page says
+# so). A tiebreaker judge settles order-swapped disagreements (empty: they are ties).
+ARENA_DEBATE_JUDGE_MODEL = env_str("ARENA_DEBATE_JUDGE_MODEL", "")
+ARENA_DEBATE_TIEBREAKER_MODEL = env_str("ARENA_DEBATE_TIEBREAKER_MODEL", "")
+# Where the fact-checker looks: "local" (the evidence store) or "tavily" (TAVILY_API_KEY).
+ARENA_FACTCHECK_SEARCH = env_str("ARENA_FACTCHECK_SEARCH", "local")
+TAVILY_BASE_URL = env_str("TAVILY_BASE_URL", "https://api.tavily.com")
+ARENA_FACTCHECK_CLAIM_SECONDS = env_float("ARENA_FACTCHECK_CLAIM_SECONDS", 10.0)
+# Seed 004's limits: 10 debates an hour per visitor, 100 debate API requests an hour.
+ARENA_DEBATES_PER_HOUR = env_int("ARENA_DEBATES_PER_HOUR", 10, minimum=0)
+ARENA_DEBATE_REQUESTS_PER_HOUR = env_int("ARENA_DEBATE_REQUESTS_PER_HOUR", 100, minimum=0)
+# What one model may spend on debates per UTC day, in USD (0: no cap).
+ARENA_DEBATE_DAILY_SPEND_USD = env_float("ARENA_DEBATE_DAILY_SPEND_USD", 0.0)
+# A running debate untouched this long whose last step finished is moved on.
+ARENA_DEBATE_STALE_SECONDS = env_int("ARENA_DEBATE_STALE_SECONDS", 300, minimum=30)

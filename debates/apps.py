@@ -3,5 +3,18 @@ from arena import modes
 
 class DebatesConfig(modes.ModeConfig):
     name = "debates"
-    mode = modes.Mode(key="debates", label="Debates", path="debates/", order=30,
-                summary="Two models argue a motion in persona, fact-checked and judged.")
+    verbose_name = "Debate mode"
+    mode = modes.Mode(
+        key="debates", label="Debates", path="debates/", order=30,
+        summary="Two models argue a motion in persona, fact-checked live, judged twice with "
+                "the order swapped; you vote and wager.",
+        urls="debates.urls", api_router="debates.api.router",
+        figures="debates.selectors.home_figures",
+        websocket_routes="debates.routing.websocket_urlpatterns",
+        beat={
+            # Debates whose last step finished without sending the next (the worker died
+            # in between) move on; steps whose worker died are the platform sweep's.
+            "debates-resume-stale": {"task": "debates.tasks.debate_resume_stale",
+                                     "schedule": 120.0},
+        },
+    )

@@ -1,0 +1,95 @@
+"""Admin of debate mode: the library (topics, personas, evidence), proposed motions to
+approve, and debates (with the action that settles one no judge could)."""
+
+from django.contrib import admin, messages
+from django.utils import timezone
+
+from arena.errors import RuleError
+from debates.models import Debate, DebateStep, DebateTurn, Evidence, JudgeEvaluation, Persona, Topic
+from debates.services import debate_review_settle
+
+
+class EvidenceInline(admin.StackedInline):
+    model = Evidence
+    extra = 0
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    list_display = ("motion", "category", "difficulty", "is_approved", "times_used",
+                    "retired_at")
+    list_filter = ("is_approved", "category", "difficulty")
+    search_fields = ("motion",)
+    inlines = [EvidenceInline]
+    actions = ["approve", "retire"]
+
+    @admin.action(description="Approve: add to the public topics")
+    def approve(self, request, queryset):
+        count = queryset.update(is_approved=True)
+        self.message_user(request, f"{count} motion(s) are now public topics.")
+
+    @admin.action(description="Retire: no new debates on it")
+    def retire(self, request, queryset):
+        count = queryset.filter(retired_at__isnull=True).update(retired_at=timezone.now())
+        self.message_user(request, f"{count} topic(s) retired.")
+
+
+@admin.register(Evidence)
+class EvidenceAdmin(admin.ModelAdmin):
+    list_display = ("title", "source", "topic")
+    search_fields = ("title", "content", "source")
+
+
+@admin.register(Persona)
+class PersonaAdmin(admin.ModelAdmin):
+    list_display = ("name", "is_active")
+    list_filter = ("is_active",)
+    search_fields = ("name", "description")
+
+
+class TurnInline(admin.StackedInline):
+    model = DebateTurn
+    extra = 0
+    can_delete = False
+    fields = ("round", "position", "speech", "revised", "factuality")
+    readonly_fields = fields
+
+
+class StepInline(admin.TabularInline):
+    model = DebateStep
+    extra = 0
+    can_delete = False
+    fields = ("kind", "round", "position", "revision", "status", "error", "generation",
+              "restarts")
+    readonly_fields = fields
+
+
+class EvaluationInline(admin.TabularInline):
+    model = JudgeEvaluation
+    extra = 0
+    can_delete = False
+    fields = ("judge", "role", "order", "winner", "logical_coherence", "rebuttal_strength",
+              "factuality", "error")
+    readonly_fields = fields
+
+
+def _settle(winner: str):
+    @admin.action(description=f"Settle the review: {winner}")
+    def settle(modeladmin, request, queryset):
+        for debate in queryset:
+            try:
+                debate_review_settle(debate_id=debate.pk, winner=winner)
+            except RuleError as exc:
+                modeladmin.message_user(request, f"{debate}: {exc.message}", messages.WARNING)
+    settle.__name__ = f"settle_{winner}"
+    return settle
+
+
+@admin.register(Debate)
+class DebateAdmin(admin.ModelAdmin):
+    list_display = ("id", "topic", "status", "ai_winner", "human_winner", "needs_review",
+                    "created_at")
+    list_filter = ("status", "needs_review")
+    search_fields = ("id", "topic__motion")
+    inlines = [StepInline, TurnInline, EvaluationInline]
+    actions = [_settle("pro"), _settle("con"), _settle("tie")]

@@ -1,0 +1,256 @@
+"""The debate JSON API (seed 004). Thin: parse, call a service or selector, shape.
+
+``POST /api/debate/run`` starts a debate and answers at once with its id (the debate runs in
+the background); ``GET /api/debates/{id}`` shows its status, transcript, fact checks,
+verdicts and crowd result. Models are named only to a session that voted or revealed them.
+Every request counts against seed 004's limit of 100 an hour per visitor; starting a debate
+also against 10 an hour.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
+from django.http import HttpRequest
+from ninja import Field, Query, Router, Schema
+
+from arena.errors import RuleError, errors
+from arena.ratelimit import visitor_limit
+from arena.sessions import session_key_for
+from debates import crowd, selectors, services
+from debates.models import MAX_ROUNDS, MAX_WORD_LIMIT, MIN_ROUNDS, MIN_WORD_LIMIT, DebateOrigin
+from debates.payloads import debate_payload
+
+router = Router(tags=["debates"])
+
+NOT_FOUND = "Debate not found."
+
+
+def _count(request: HttpRequest) -> None:
+    visitor_limit(request, action="debate_api", limit=settings.ARENA_DEBATE_REQUESTS_PER_HOUR,
+                  per="hour")
+
+
+class DebateRunIn(Schema):
+    model_a: str | None = Field(None, description="Model id (default: random available).")
+    model_b: str | None = Field(None, description="Model id (default: random available).")
+    topic_id: str | None = Field(None, description="A topic's id (default: a random one).")
+    motion: str | None = Field(None, description="Your own motion instead of a topic.")
+    persona_a: str | None = Field(None, description="Persona id or name of model_a.")
+    persona_b: str | None = Field(None, description="Persona id or name of model_b.")
+    rounds: int = Field(3, description=f"{MIN_ROUNDS} to {MAX_ROUNDS}.")
+    word_limit: int = Field(150, description=f"Per turn, {MIN_WORD_LIMIT} to {MAX_WORD_LIMIT}.")
+    fact_checking: bool = True
+    strict_mode: bool = Field(False, description="A turn with a false claim is rewritten once.")
+    listed: bool = Field(True, description="False: unlisted (only people with the link).")
+
+
+class DebateRunOut(Schema):
+    debate_id: str
+    status: str
+
+
+class DebateSideOut(Schema):
+    position: str
+    persona: str
+    model_id: str | None
+    model_name: str | None
+    tokens: int
+    cost_usd: float
+
+
+class DebateFactCheckOut(Schema):
+    claim: str
+    type: str
+    verdict: str
+    confidence: float
+    explanation: str
+    evidence: list[dict]
+
+
+class DebateTurnOut(Schema):
+    round: int
+    position: str
+    persona: str
+    reflection: str
+    critique: str
+    speech: str
+    tags_missing: bool
+    cut_at_word_limit: bool
+    revised: bool
+    first_speech: str | None
+    factuality: float | None
+    tokens: int | None
+    latency_ms: int | None
+    fact_checks: list[DebateFactCheckOut]
+
+
+class DebateEvaluationOut(Schema):
+    role: str
+    order: str
+    winner: str | None
+    logical_coherence: int | None
+    rebuttal_strength: int | None
+    factuality: int | None
+    justification: str
+    flagged_fallacies: list[dict]
+    attempts: int
+    error: str | None
+
+
+class DebateOut(Schema):
+    debate_id: str
+    status: str
+    error: str | None
+    motion: str
+    category: str
+    rounds: int
+    word_limit: int
+    fact_checking: bool
+    strict_mode: bool
+    listed: bool
+    sides: list[DebateSideOut]
+    moderator: list[str]
+    transcript: list[DebateTurnOut]
+    evaluations: list[DebateEvaluationOut]
+    ai_winner: str | None
+    ai_consensus: bool | None
+    tiebreaker_used: bool
+    needs_review: bool
+    judge_is_debater: bool
+    judge: str | None
+    factuality: float | None
+    crowd: dict[str, int]
+    crowd_winner: str | None
+    your_vote: str | None
+    your_wager: int | None
+    your_payout: int | None
+    your_points: int | None
+    wagers_open: bool
+    cost_usd: float
+    tokens: int
+    duration_ms: int | None
+    created_at: datetime
+    completed_at: datetime | None
+
+
+class DebateSummaryOut(Schema):
+    debate_id: str
+    motion: str
+    category: str
+    status: str
+    pro: str
+    con: str
+    turns: int
+    created_at: datetime
+
+
+class DebateListOut(Schema):
+    debates: list[DebateSummaryOut]
+
+
+class DebateListQuery(Schema):
+    category: str = ""
+    model: str = Field("", description="Only debates you voted on or revealed.")
+    status: str = ""
+
+
+class DebateVoteIn(Schema):
+    debate_id: str
+    choice: str = Field(..., description="pro, con or tie.")
+    wager: int = Field(0, description="Debate points (until judging starts).")
+
+
+class DebateVoteOut(Schema):
+    debate_id: str
+    choice: str
+    wager: int
+    points: int
+    sides: list[DebateSideOut]
+
+
+def _visible(debate_id: str):
+    debate = selectors.debate_visible(debate_id=debate_id)
+    if debate is None:
+        raise RuleError(NOT_FOUND, status=404)
+    return debate
+
+
+def _view(request: HttpRequest, debate):
+    return selectors.debate_view(debate=debate,
+                                 session_key=session_key_for(request, create=False))
+
+
+@router.post("/debate/run", response={200: DebateRunOut, **errors(400, 422, 429, 503)})
+def run_debate(request: HttpRequest, payload: DebateRunIn):
+    """Start a debate; an invalid configuration is a 400 naming every problem. Follow it
+    with ``GET /api/debates/{debate_id}`` or the socket ``/ws/debates/{debate_id}/``."""
+    _count(request)
+    visitor_limit(request, action="debate_create", limit=settings.ARENA_DEBATES_PER_HOUR,
+                  per="hour")
+    debate = services.debate_create(
+        session_key=session_key_for(request), origin=DebateOrigin.API,
+        **payload.dict(exclude={"listed"}), listed=payload.listed)
+    return {"debate_id": str(debate.pk), "status": debate.status}
+
+
+@router.get("/debates", response={200: DebateListOut, **errors(429)})
+def list_debates(request: HttpRequest, filters: Query[DebateListQuery]):
+    """Listed debates, newest first, by persona and position (models stay hidden)."""
+    _count(request)
+    debates = selectors.debate_list(**filters.dict(),
+                                    session_key=session_key_for(request, create=False))
+    return {"debates": [
+        {"debate_id": str(d.pk), "motion": d.topic.motion, "category": d.topic.category,
+         "status": d.status, "pro": d.persona_of("pro").name, "con": d.persona_of("con").name,
+         "turns": d.turn_count, "created_at": d.created_at}
+        for d in debates]}
+
+
+@router.get("/debates/{debate_id}", response={200: DebateOut, **errors(404, 429)})
+def get_debate(request: HttpRequest, debate_id: str):
+    """Status, transcript with fact checks, the judge's verdicts and the crowd result."""
+    _count(request)
+    return debate_payload(_view(request, _visible(debate_id)))
+
+
+def _control(request: HttpRequest, debate_id: str, action):
+    _count(request)
+    debate = _visible(debate_id)
+    action(debate_id=debate.pk, session_key=session_key_for(request, create=False) or "")
+    return debate_payload(_view(request, _visible(debate_id)))
+
+
+@router.post("/debates/{debate_id}/pause", response={200: DebateOut,
+                                                     **errors(403, 404, 409, 429)})
+def pause_debate(request: HttpRequest, debate_id: str):
+    """Pause after the step being written (only the session that started it)."""
+    return _control(request, debate_id, services.debate_pause)
+
+
+@router.post("/debates/{debate_id}/resume", response={200: DebateOut,
+                                                      **errors(403, 404, 409, 429)})
+def resume_debate(request: HttpRequest, debate_id: str):
+    return _control(request, debate_id, services.debate_resume)
+
+
+@router.post("/debates/{debate_id}/cancel", response={200: DebateOut,
+                                                      **errors(403, 404, 409, 429)})
+def cancel_debate(request: HttpRequest, debate_id: str):
+    """Stop the debate for good; everything written so far is kept."""
+    return _control(request, debate_id, services.debate_cancel)
+
+
+@router.post("/debate/vote", response={200: DebateVoteOut, **errors(404, 409, 422, 429)})
+def vote_debate(request: HttpRequest, payload: DebateVoteIn):
+    """Vote pro, con or tie once, with an optional wager; the answer names the models.
+    A second vote from the same session is a 409."""
+    _count(request)
+    debate = _visible(payload.debate_id)
+    session_key = session_key_for(request)
+    vote = crowd.crowd_vote(debate_id=debate.pk, session_key=session_key,
+                            choice=payload.choice, wager=payload.wager)
+    view = selectors.debate_view(debate=debate, session_key=session_key)
+    return {"debate_id": str(debate.pk), "choice": vote.choice, "wager": vote.wager,
+            "points": view.points, "sides": debate_payload(view)["sides"]}

@@ -1,0 +1,162 @@
+"""The judge: seed 004's rubric and JSON verdict, asked twice with the order swapped.
+
+Both orders are asked at once. Each is tried up to ``MAX_JUDGE_TRIES`` times (a provider
+failure or a reply outside the schema); the consensus rule is :func:`consensus`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from arena.llm import LLMError, ModelEndpoint, complete_json
+
+MAX_JUDGE_TRIES = 3  # the first try and two retries (seed 004)
+FALLACIES = ["strawman", "false dichotomy", "ad hominem", "slippery slope", "appeal to emotion",
+             "appeal to authority", "hasty generalization", "circular reasoning",
+             "red herring", "whataboutism", "other"]
+
+VERDICT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "winner": {"type": "string", "enum": ["pro", "con", "tie"]},
+        "scores": {
+            "type": "object",
+            "properties": {k: {"type": "integer", "minimum": 1, "maximum": 10}
+                           for k in ("logical_coherence", "rebuttal_strength", "factuality")},
+            "required": ["logical_coherence", "rebuttal_strength", "factuality"],
+            "additionalProperties": False,
+        },
+        "justification": {"type": "string", "minLength": 20, "maxLength": 3000},
+        "flagged_fallacies": {
+            "type": "array", "maxItems": 8,
+            "items": {
+                "type": "object",
+                "properties": {"speaker": {"type": "string", "enum": ["pro", "con"]},
+                               "fallacy": {"type": "string", "enum": FALLACIES},
+                               "quote": {"type": "string", "maxLength": 300}},
+                "required": ["speaker", "fallacy"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["winner", "scores", "justification", "flagged_fallacies"],
+    "additionalProperties": False,
+}
+
+JUDGE_PROMPT = """You are an impartial debate adjudicator with expertise in formal argumentation.
+
+TASK: Evaluate this debate and determine the winner.
+
+RUBRIC:
+1. Logical Coherence (1-10): Internal consistency, absence of contradictions
+2. Rebuttal Strength (1-10): Direct engagement with opponent's points
+3. Factuality (1-10): Accuracy of claims (refer to fact-check logs)
+
+INSTRUCTIONS:
+- Do NOT use your own knowledge to fill gaps for debaters
+- Focus on what was actually argued, not what could have been argued
+- Penalize logical fallacies heavily
+- Reward direct clash and engagement
+- Consider the debate holistically, not just final speeches
+
+OUTPUT FORMAT:
+{{
+  "winner": "pro" | "con" | "tie",
+  "scores": {{
+    "logical_coherence": <1-10>,
+    "rebuttal_strength": <1-10>,
+    "factuality": <1-10>
+  }},
+  "justification": "<100+ word explanation>",
+  "flagged_fallacies": [{{"speaker": "pro" | "con", "fallacy": "<name>", "quote": "..."}}]
+}}
+The scores are for the side you name as the winner (for a tie: the debate as a whole).
+
+MOTION: {motion}
+
+{transcript}
+
+FACT-CHECK LOG:
+{fact_checks}"""
+
+
+@dataclass(frozen=True)
+class Speech:
+    round: int
+    position: str
+    text: str
+
+
+@dataclass
+class JudgeResult:
+    order: str  # "pro_first" | "con_first"
+    winner: str = ""  # "" when every try failed
+    scores: dict = field(default_factory=dict)
+    justification: str = ""
+    fallacies: list = field(default_factory=list)
+    attempts: int = 0
+    error: str = ""
+    latency_ms: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+def transcript_text(speeches: list[Speech], order: str) -> str:
+    """The transcript with clear speaker labels; ``con_first`` lists each round's con
+    speech before the pro one (the order the judge reads them in is all that changes)."""
+    first = "con" if order == "con_first" else "pro"
+    rank = {first: 0, ("pro" if first == "con" else "con"): 1}
+    lines = []
+    for speech in sorted(speeches, key=lambda s: (s.round, rank[s.position])):
+        lines += [f"ROUND {speech.round} - {speech.position.upper()}:", speech.text, ""]
+    return "\n".join(lines).strip()
+
+
+def judge_prompt(motion: str, speeches: list[Speech], fact_checks: list[str],
+                 order: str) -> str:
+    return JUDGE_PROMPT.format(motion=motion, transcript=transcript_text(speeches, order),
+                               fact_checks="\n".join(fact_checks) or "(no claims checked)")
+
+
+async def judge_once(endpoint: ModelEndpoint, motion: str, speeches: list[Speech],
+                     fact_checks: list[str], order: str) -> JudgeResult:
+    """One order, retried up to ``MAX_JUDGE_TRIES`` times; never raises for a failure."""
+    result = JudgeResult(order=order)
+    started = time.monotonic()
+    prompt = judge_prompt(motion, speeches, fact_checks, order)
+    for attempt in range(1, MAX_JUDGE_TRIES + 1):
+        result.attempts = attempt
+        try:
+            reply = await complete_json(endpoint, [{"role": "user", "content": prompt}],
+                                        VERDICT_SCHEMA, name="verdict")
+        except LLMError as exc:
+            result.error = exc.user_message
+            usage = getattr(exc, "completion", None)
+            if usage is not None:
+                result.tokens += usage.input_tokens + usage.output_tokens
+                result.cost_usd += usage.cost_usd
+            continue
+        data, usage = reply.data, reply.completion
+        result.tokens += usage.input_tokens + usage.output_tokens
+        result.cost_usd += usage.cost_usd
+        result.winner, result.scores = data["winner"], data["scores"]
+        result.justification = data["justification"].strip()
+        result.fallacies, result.error = data["flagged_fallacies"], ""
+        break
+    result.latency_ms = round((time.monotonic() - started) * 1000)
+    return result
+
+
+async def judge_both_orders(endpoint: ModelEndpoint, motion: str, speeches: list[Speech],
+                            fact_checks: list[str]) -> list[JudgeResult]:
+    return list(await asyncio.gather(
+        *(judge_once(endpoint, motion, speeches, fact_checks, order)
+          for order in ("pro_first", "con_first"))))
+
+
+def consensus(first: str, second: str) -> tuple[str, bool]:
+    """``(winner, agreed)`` of two valid verdicts: the same winner stands; disagreement is a
+    tie unless a tiebreaker decides (the caller's choice)."""
+    return (first, True) if first == second else ("tie", False)

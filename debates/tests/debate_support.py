@@ -1,0 +1,170 @@
+"""Scripted fake-provider behaviour for debate tests, and helpers to run debates.
+
+One :class:`DebateScript` is the ``reply_text`` of the fake OpenAI server. It tells the
+requests apart by their prompt: a debater's turn (answered in the three tags, or as scripted),
+claim extraction, claim verification, a strict-mode rewrite and the judge (whose winner may
+depend on the order it read the debate in).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from arena.models import AIModel, ProviderKind
+from arena.testing.waiting import wait_for
+from debates.models import Debate, Evidence, Persona, Topic
+
+TURN_MARK = "Reflect-Critique-Refine methodology"
+EXTRACT_MARK = "List the checkable factual claims"
+VERIFY_MARK = "Check one claim against the evidence"
+REVISE_MARK = "A fact-checker found a false claim"
+JUDGE_MARK = "impartial debate adjudicator"
+FALSE_CLAIM = "The Moon is made of green cheese according to NASA"
+TRUE_CLAIM = "The Paris Agreement was adopted in 2015"
+
+
+def speech_of(model: str, position: str, round_: str, *, claim: str = TRUE_CLAIM) -> str:
+    return (f"<reflection>They argue X (as {position} in round {round_}).</reflection>\n"
+            f"<critique>They offer no evidence.</critique>\n"
+            f"<speech>Speaker-{position}-{round_} argues. {claim}. That settles it.</speech>")
+
+
+def judge_reply(winner: str) -> str:
+    return json.dumps({
+        "winner": winner,
+        "scores": {"logical_coherence": 7, "rebuttal_strength": 6, "factuality": 8},
+        "justification": f"The {winner} side engaged directly with every point made.",
+        "flagged_fallacies": [{"speaker": "con", "fallacy": "strawman", "quote": "X"}],
+    })
+
+
+@dataclass
+class DebateScript:
+    # winner by reading order ("pro_first"/"con_first") per judge api model; default pro.
+    judge_winners: dict[str, dict[str, str]] = field(default_factory=dict)
+    judge_failures: dict[str, int] = field(default_factory=dict)  # api model -> bad replies
+    claims_of: dict[str, str] = field(default_factory=dict)  # "pro-1" -> the claim made
+    verdicts: dict[str, str] = field(default_factory=dict)  # claim -> verdict
+    turn_replies: dict[str, str] = field(default_factory=dict)  # "pro-1" -> whole reply
+    seen: list[tuple[str, str]] = field(default_factory=list)  # (kind, api model)
+    prompts: list[str] = field(default_factory=list)
+
+    def __call__(self, rec) -> str:
+        text = "\n".join(m["content"] for m in rec.messages if m["role"] == "user")
+        last = [m["content"] for m in rec.messages if m["role"] == "user"][-1]
+        model = rec.model
+        if REVISE_MARK in last:
+            self.seen.append(("revise", model))
+            position, round_ = self._where(text)
+            return speech_of(model, position, round_, claim="The sky often looks blue")
+        if TURN_MARK in text:
+            self.seen.append(("turn", model))
+            self.prompts.append(text)
+            position, round_ = self._where(text)
+            key = f"{position}-{round_}"
+            if key in self.turn_replies:
+                return self.turn_replies[key]
+            planted = re.search(r"in these words, and build your case on it: \u201c(.*?)\.\u201d",
+                                text)
+            if planted:  # a calibration debate's weak side, told to state a false claim
+                return speech_of(model, position, round_, claim=planted.group(1))
+            return speech_of(model, position, round_,
+                             claim=self.claims_of.get(key, TRUE_CLAIM))
+        if EXTRACT_MARK in text:
+            self.seen.append(("extract", model))
+            claims = [c for c in (TRUE_CLAIM, FALSE_CLAIM, "The sky often looks blue",
+                                  *self.verdicts) if c in text]
+            return json.dumps({"claims": [{"text": c, "type": "historical", "confidence": 0.9}
+                                          for c in claims]})
+        if VERIFY_MARK in text:
+            self.seen.append(("verify", model))
+            claim = re.search(r"CLAIM: (.*)", text).group(1)
+            verdict = self.verdicts.get(claim, "false" if claim == FALSE_CLAIM else "verified")
+            return json.dumps({"verdict": verdict, "confidence": 0.8,
+                               "explanation": f"The evidence says otherwise: {verdict}."})
+        if JUDGE_MARK in text:
+            self.seen.append(("judge", model))
+            order = ("con_first" if text.index("ROUND 1 - CON") < text.index("ROUND 1 - PRO")
+                     else "pro_first")
+            failures = self.judge_failures.get(model, 0)
+            if failures:
+                self.judge_failures[model] = failures - 1
+                return "I refuse to give JSON."
+            return judge_reply(self.judge_winners.get(model, {}).get(order, "pro"))
+        return "unexpected request"
+
+    @staticmethod
+    def _where(text: str) -> tuple[str, str]:
+        position = re.search(r"Your Position: (PRO|CON)", text).group(1).lower()
+        round_ = re.search(r"Round: (\d+) of", text).group(1)
+        return position, round_
+
+
+def make_model(server, slug: str, **fields) -> AIModel:
+    values = {"name": f"{slug.split('-')[0].title()} Model", "api_model": f"{slug}-api",
+              "provider": "Fakeprov", "provider_kind": ProviderKind.OPENAI,
+              "base_url": server.base_url, "api_key_env": server.api_key_env,
+              "organization": f"{slug.split('-')[0].title()}corp", "max_tokens": 200}
+    return AIModel.objects.create(slug=slug, **{**values, **fields})
+
+
+def library() -> tuple[Topic, Persona, Persona]:
+    """A topic with evidence and two personas of the test's own (the seeded library is
+    there too)."""
+    topic = Topic.objects.create(motion="This house would ban cars from city centres",
+                                 category="Environment")
+    Evidence.objects.create(topic=topic, title="Paris Agreement",
+                            content="The Paris Agreement was adopted in December 2015.")
+    Evidence.objects.create(topic=topic, title="The Moon",
+                            content="NASA: the Moon is made of rock; its crust is anorthosite.")
+    Evidence.objects.create(topic=topic, title="Rayleigh scattering",
+                            content="The sky often looks blue because air scatters blue light "
+                                    "more than red light.")
+    first = Persona.objects.create(name="Tester One", description="a careful tester",
+                                   traits=["careful"], speaking_style="plainly")
+    second = Persona.objects.create(name="Tester Two", description="a bold tester",
+                                    traits=["bold"], speaking_style="boldly")
+    return topic, first, second
+
+
+def quiet_rating_runs(monkeypatch) -> list:
+    """Record the leaderboard's debounced runs instead of sending them (sent, they would run
+    20 s later, in the middle of another test)."""
+    from leaderboard import services as leaderboard_services
+
+    runs: list = []
+    monkeypatch.setattr(leaderboard_services, "run_send",
+                        lambda board_name, **kwargs: runs.append(board_name))
+    return runs
+
+
+def worker_idle() -> bool:
+    from celery.worker import state
+
+    return not state.active_requests
+
+
+def wait_debate(debate_id, statuses=("completed", "failed"), timeout: float = 30.0) -> Debate:
+    debate = wait_for(lambda: Debate.objects.filter(pk=debate_id, status__in=statuses).first(),
+                      timeout)
+    wait_for(worker_idle, timeout)
+    return debate
+
+
+def debate_row(**fields) -> Debate:
+    """A debate in progress with one speech, written directly (no worker, no provider)."""
+    from debates.models import DebateStatus, DebateTurn
+
+    topic, first, second = library()
+    models = [AIModel.objects.create(slug=slug, name=slug, api_model=slug, provider="P",
+                                     provider_kind=ProviderKind.OPENAI)
+              for slug in ("row-a", "row-b")]
+    debate = Debate.objects.create(topic=topic, model_a=models[0], model_b=models[1],
+                                   persona_a=first, persona_b=second, model_a_position="pro",
+                                   status=DebateStatus.IN_PROGRESS, judge_model=models[0],
+                                   **fields)
+    DebateTurn.objects.create(debate=debate, round=1, position="pro", speaker=models[0],
+                              speech="An opening.")
+    return debate

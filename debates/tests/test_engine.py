@@ -1,0 +1,291 @@
+"""The debate state machine end to end: a real Celery worker, the fake provider, the local
+evidence store."""
+
+import pytest
+
+from arena.errors import RuleError
+from arena.steps import StepStatus
+from arena.testing.fake_providers import Behaviour
+from debates import services
+from debates.models import (
+    Debate,
+    DebateStatus,
+    DebateStep,
+    FactCheck,
+    JudgeEvaluation,
+    StepKind,
+)
+from debates.selectors import debate_view
+from debates.tests.debate_support import (
+    FALSE_CLAIM,
+    DebateScript,
+    library,
+    make_model,
+    quiet_rating_runs,
+    wait_debate,
+    wait_for,
+    worker_idle,
+)
+
+
+@pytest.fixture
+def debate_setup(celery_worker, fake_openai, settings, monkeypatch):
+    quiet_rating_runs(monkeypatch)
+    script = DebateScript()
+    fake_openai.reply_text = script
+    models = [make_model(fake_openai, slug) for slug in ("alpha-7b", "beta-3b", "gamma-1b")]
+    settings.ARENA_DEBATE_JUDGE_MODEL = "gamma-1b"
+    topic, first, second = library()
+    yield script, models, topic, (first, second)
+    wait_for(worker_idle)
+
+
+def start(setup, **kwargs):
+    _, _, topic, (first, second) = setup
+    values = {"session_key": "owner-session", "model_a": "alpha-7b", "model_b": "beta-3b",
+              "topic_id": str(topic.pk), "persona_a": str(first.pk),
+              "persona_b": str(second.pk), "rounds": 2, "word_limit": 60}
+    return services.debate_create(**{**values, **kwargs})
+
+
+class TestWholeDebate:
+    def test_moderator_turns_fact_checks_and_judging_in_order(self, debate_setup):
+        script, _, topic, _ = debate_setup
+        debate = wait_debate(start(debate_setup).pk)
+        assert debate.status == DebateStatus.COMPLETED, debate.error
+        kinds = list(debate.steps.order_by("created_at").values_list("kind", "round",
+                                                                      "position"))
+        assert kinds == [
+            ("moderator", 1, ""), ("turn", 1, "pro"), ("fact_check", 1, "pro"),
+            ("turn", 1, "con"), ("fact_check", 1, "con"), ("moderator", 2, ""),
+            ("turn", 2, "pro"), ("fact_check", 2, "pro"), ("turn", 2, "con"),
+            ("fact_check", 2, "con"), ("judge", 0, "")]
+        assert all(s.status == StepStatus.DONE for s in debate.steps.all())
+        turns = list(debate.turns.order_by("round", "created_at"))
+        assert [(t.round, t.position) for t in turns] == [(1, "pro"), (1, "con"), (2, "pro"),
+                                                          (2, "con")]
+        assert turns[0].speech.startswith("Speaker-pro-1 argues.")
+        assert turns[0].reflection and turns[0].critique and not turns[0].tags_missing
+        # The judge read the debate twice, in both orders; both agreed on pro.
+        evaluations = list(JudgeEvaluation.objects.filter(debate=debate))
+        assert sorted(e.order for e in evaluations) == ["con_first", "pro_first"]
+        assert {e.judge_id for e in evaluations} == {"gamma-1b"}
+        assert debate.ai_winner == "pro" and debate.ai_consensus is True
+        assert debate.ai_outcome == debate.outcome_of("pro")
+        # Every claim was verified against the evidence store: factuality 1.
+        checks = FactCheck.objects.filter(turn__debate=debate)
+        assert checks.count() == 4 and set(checks.values_list("verdict", flat=True)) == {
+            "verified"}
+        assert checks.first().evidence[0]["title"] == "Paris Agreement"
+        assert debate.factuality == 1.0
+        assert debate.tokens_a > 0 and debate.tokens_b > 0 and debate.tokens_judging > 0
+        assert debate.completed_at is not None and debate.duration_ms > 0
+
+    def test_each_debater_sees_the_debate_so_far_with_its_persona_and_position(
+            self, debate_setup):
+        script, _, _, (first, second) = debate_setup
+        debate = wait_debate(start(debate_setup).pk)
+        pro_persona = debate.persona_of("pro").name
+        con_persona = debate.persona_of("con").name
+        con_round_1 = next(p for p in script.prompts if "Your Position: CON" in p
+                           and "Round: 1 of" in p)
+        assert f"You are {con_persona}" in con_round_1
+        assert "Speaker-pro-1 argues." in con_round_1  # the opponent's speech
+        assert pro_persona != con_persona
+        pro_round_2 = next(p for p in script.prompts if "Your Position: PRO" in p
+                           and "Round: 2 of" in p)
+        assert "Speaker-con-1 argues." in pro_round_2 and "Speaker-pro-1 argues." in pro_round_2
+
+    def test_no_fact_checking_skips_the_checks(self, debate_setup):
+        script, *_ = debate_setup
+        debate = wait_debate(start(debate_setup, rounds=1, fact_checking=False).pk)
+        assert debate.status == DebateStatus.COMPLETED
+        assert not debate.steps.filter(kind=StepKind.FACT_CHECK).exists()
+        assert not any(kind in ("extract", "verify") for kind, _ in script.seen)
+        assert debate.factuality is None
+
+    def test_an_over_long_speech_is_cut_and_a_tagless_reply_is_all_speech(self, debate_setup):
+        script, *_ = debate_setup
+        long_speech = " ".join(f"Sentence number {i} is here." for i in range(40))
+        script.turn_replies = {"pro-1": f"<speech>{long_speech}</speech>",
+                               "con-1": "I just talk without any tags. It is fine."}
+        debate = wait_debate(start(debate_setup, rounds=1, word_limit=50).pk)
+        pro, con = debate.turns.get(position="pro"), debate.turns.get(position="con")
+        assert pro.cut_at_word_limit and len(pro.speech.split()) <= 50
+        assert pro.speech.endswith("is here.")
+        assert con.tags_missing and con.speech == "I just talk without any tags. It is fine."
+
+
+class TestStrictMode:
+    def test_a_false_claim_sends_the_turn_back_once_and_keeps_the_first_version(
+            self, debate_setup):
+        script, *_ = debate_setup
+        script.claims_of = {"pro-1": FALSE_CLAIM}
+        debate = wait_debate(start(debate_setup, rounds=1, strict_mode=True).pk)
+        assert debate.status == DebateStatus.COMPLETED, debate.error
+        pro = debate.turns.get(position="pro")
+        assert pro.revised and FALSE_CLAIM in pro.first_speech
+        assert FALSE_CLAIM not in pro.speech and "sky often looks blue" in pro.speech
+        assert FactCheck.objects.filter(turn=pro, revision=0, verdict="false").count() == 1
+        assert FactCheck.objects.filter(turn=pro, revision=1, verdict="verified").count() == 1
+        assert [k for k, _ in script.seen].count("revise") == 1
+        assert debate.steps.filter(kind=StepKind.TURN, position="pro").count() == 2
+        # Factuality counts the version that stands.
+        assert debate.factuality == 1.0 and pro.factuality == 1.0
+
+    def test_without_strict_mode_the_false_claim_stands_and_counts(self, debate_setup):
+        script, *_ = debate_setup
+        script.claims_of = {"pro-1": FALSE_CLAIM}
+        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        pro = debate.turns.get(position="pro")
+        assert not pro.revised and pro.factuality == 0.0
+        assert debate.factuality == 0.5  # one false, one verified
+
+
+class TestJudging:
+    def test_disagreement_between_the_orders_is_a_tie(self, debate_setup):
+        script, *_ = debate_setup
+        script.judge_winners = {"gamma-1b-api": {"pro_first": "pro", "con_first": "con"}}
+        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        assert debate.ai_winner == "tie" and debate.ai_consensus is False
+        assert not debate.tiebreaker_used
+
+    def test_a_tiebreaker_judge_decides_a_disagreement(self, debate_setup, settings,
+                                                       fake_openai):
+        script, *_ = debate_setup
+        make_model(fake_openai, "delta-2b")
+        settings.ARENA_DEBATE_TIEBREAKER_MODEL = "delta-2b"
+        script.judge_winners = {"gamma-1b-api": {"pro_first": "pro", "con_first": "con"},
+                                "delta-2b-api": {"pro_first": "con", "con_first": "con"}}
+        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        assert debate.ai_winner == "con" and debate.tiebreaker_used
+        roles = set(debate.evaluations.values_list("role", flat=True))
+        assert roles == {"primary", "tiebreaker"}
+
+    def test_a_failing_judge_is_retried_then_a_fallback_judge_decides(self, debate_setup):
+        script, *_ = debate_setup
+        script.judge_failures = {"gamma-1b-api": 6}  # three tries in each order
+        # The fallback is another model: a debater here, as no other model is available.
+        script.judge_winners = {m: {"pro_first": "con", "con_first": "con"}
+                                for m in ("alpha-7b-api", "beta-3b-api")}
+        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        primary = debate.evaluations.filter(role="primary")
+        assert primary.count() == 2 and all(e.attempts == 3 and not e.winner for e in primary)
+        fallback = debate.evaluations.filter(role="fallback")
+        assert fallback.count() == 2 and debate.ai_winner == "con"
+
+    def test_no_judge_at_all_asks_for_a_review_that_an_admin_settles(self, debate_setup):
+        script, *_ = debate_setup
+        script.judge_failures = {"gamma-1b-api": 6, "alpha-7b-api": 6, "beta-3b-api": 6}
+        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        assert debate.status == DebateStatus.COMPLETED
+        assert debate.needs_review and not debate.ai_winner
+        services.debate_review_settle(debate_id=debate.pk, winner="con")
+        debate.refresh_from_db()
+        assert debate.ai_winner == "con" and not debate.needs_review
+        with pytest.raises(RuleError) as raised:
+            services.debate_review_settle(debate_id=debate.pk, winner="pro")
+        assert raised.value.status == 409
+
+    def test_a_debater_judges_only_when_no_other_model_is_available(self, debate_setup,
+                                                                    settings):
+        from arena.models import AIModel
+
+        AIModel.objects.filter(pk="gamma-1b").update(api_key_env="ARENA_TEST_UNSET_KEY")
+        debate = start(debate_setup, rounds=1)
+        assert debate.judge_is_debater and debate.judge_model_id in ("alpha-7b", "beta-3b")
+        debate = wait_debate(debate.pk)
+        assert debate.status == DebateStatus.COMPLETED
+
+
+class TestFailuresAndControls:
+    def test_a_provider_failure_fails_the_debate_with_the_reason_and_keeps_what_was_said(
+            self, debate_setup, fake_openai):
+        # The first speech is written; the second call is refused (400: not retried).
+        fake_openai.script(Behaviour.ok(), Behaviour.status(400, "This model is switched off."))
+        debate = wait_debate(start(debate_setup, rounds=1, fact_checking=False).pk)
+        assert debate.status == DebateStatus.FAILED
+        assert debate.error.startswith("Turn 1 con: ")
+        assert [(t.round, t.position) for t in debate.turns.all()] == [(1, "pro")]
+        failed = debate.steps.get(status=StepStatus.FAILED)
+        assert failed.error and failed.kind == StepKind.TURN and failed.position == "con"
+        assert not debate.steps.filter(kind=StepKind.JUDGE).exists()
+
+    def test_pause_stops_after_the_current_step_and_resume_goes_on(self, debate_setup):
+        debate = start(debate_setup, rounds=1, fact_checking=False)
+        services.debate_pause(debate_id=debate.pk, session_key="owner-session")
+        wait_for(worker_idle)
+        paused = Debate.objects.get(pk=debate.pk)
+        assert paused.status == DebateStatus.PAUSED
+        steps_while_paused = paused.steps.count()
+        assert not paused.steps.filter(status=StepStatus.RUNNING).exists()
+        services.debate_resume(debate_id=debate.pk, session_key="owner-session")
+        debate = wait_debate(debate.pk)
+        assert debate.status == DebateStatus.COMPLETED
+        assert debate.steps.count() > steps_while_paused
+
+    def test_only_the_owner_controls_and_a_cancelled_debate_keeps_its_turns(self,
+                                                                            debate_setup):
+        debate = start(debate_setup, rounds=1, fact_checking=False)
+        with pytest.raises(RuleError) as raised:
+            services.debate_pause(debate_id=debate.pk, session_key="someone-else")
+        assert raised.value.status == 403
+        services.debate_cancel(debate_id=debate.pk, session_key="owner-session")
+        wait_for(worker_idle)
+        debate.refresh_from_db()
+        assert debate.status == DebateStatus.FAILED and "Cancelled" in debate.error
+        with pytest.raises(RuleError) as raised:
+            services.debate_resume(debate_id=debate.pk, session_key="owner-session")
+        assert raised.value.status == 409
+
+    def test_a_redelivered_step_writes_nothing_twice(self, debate_setup):
+        """The job of a finished step runs again (a redelivery): no second turn, no second
+        next step."""
+        from debates.engine import debate_step_run
+
+        debate = wait_debate(start(debate_setup, rounds=1, fact_checking=False).pk)
+        steps = debate.steps.count()
+        for step in debate.steps.all():
+            debate_step_run(step_id=str(step.pk), generation=step.generation)
+        assert debate.steps.count() == steps
+        assert debate.turns.count() == 2
+
+
+class TestConfiguration:
+    def test_an_invalid_configuration_names_every_problem(self, debate_setup):
+        with pytest.raises(RuleError) as raised:
+            start(debate_setup, rounds=9, word_limit=5, model_a="nope", strict_mode=True,
+                  fact_checking=False, persona_b="Nobody")
+        message = raised.value.message
+        assert raised.value.status == 400
+        for part in ("rounds must be 1 to 5", "word_limit must be 50 to 500",
+                     "'nope' is not a known model", "strict mode needs fact-checking",
+                     "'Nobody' is not an active persona"):
+            assert part in message
+
+    def test_a_proposed_motion_is_used_once_and_waits_for_approval(self, debate_setup):
+        debate = start(debate_setup, topic_id=None, motion="  This house would <b>ban</b> "
+                       "homework\x00 in primary schools  ")
+        topic = debate.topic
+        assert topic.motion == "This house would ban homework in primary schools"
+        assert not topic.is_approved and topic.proposed_by == "owner-session"
+        assert not topic.is_public
+
+    def test_the_view_hides_the_models_until_the_viewer_votes_or_reveals(self, debate_setup):
+        from debates.crowd import crowd_reveal
+
+        debate = wait_debate(start(debate_setup, rounds=1, fact_checking=False).pk)
+        view = debate_view(debate=debate, session_key="viewer")
+        assert all(s.model_name is None for s in view.sides.values())
+        assert view.judge_name is None
+        crowd_reveal(debate_id=debate.pk, session_key="viewer")
+        view = debate_view(debate=debate, session_key="viewer")
+        assert {s.model_id for s in view.sides.values()} == {"alpha-7b", "beta-3b"}
+        assert view.viewer_vote is None and view.revealed
+
+
+@pytest.mark.django_db
+def test_debate_step_rows_are_platform_steps():
+    from arena.steps import step_models
+
+    assert DebateStep in step_models()

@@ -1,0 +1,65 @@
+"""Reading a debater's reply and enforcing the word limit."""
+
+import pytest
+
+from debates.speeches import SpeakerBrief, cut_to_words, parse_turn, turn_messages
+
+
+class TestParseTurn:
+    def test_the_three_sections(self):
+        parsed = parse_turn("<reflection>R</reflection>\n<critique> C </critique>"
+                            "<speech>The speech.</speech>")
+        assert (parsed.reflection, parsed.critique, parsed.speech) == ("R", "C", "The speech.")
+        assert not parsed.tags_missing
+
+    def test_tags_in_any_case_with_spaces_and_prose_around(self):
+        parsed = parse_turn("Sure! <Reflection >R</reflection>\n<SPEECH>S1.\nS2.</Speech> Bye")
+        assert parsed.reflection == "R" and parsed.speech == "S1.\nS2."
+
+    def test_an_unclosed_section_ends_at_the_next_tag_or_the_end(self):
+        parsed = parse_turn("<reflection>R <critique>C <speech>Final words")
+        assert (parsed.reflection, parsed.critique, parsed.speech) == ("R", "C", "Final words")
+        assert not parsed.tags_missing
+
+    def test_no_speech_tag_makes_the_rest_the_speech_and_says_so(self):
+        parsed = parse_turn("<reflection>R</reflection>Here is my argument.")
+        assert parsed.speech == "Here is my argument." and parsed.tags_missing
+        assert parse_turn("Just text.").speech == "Just text."
+
+    def test_only_other_sections_keep_their_text_as_the_speech(self):
+        parsed = parse_turn("<critique>Only a critique.</critique>")
+        assert parsed.speech == "Only a critique." and parsed.tags_missing
+
+
+class TestCutToWords:
+    def test_short_text_is_untouched(self):
+        assert cut_to_words("One two three.", 5) == ("One two three.", False)
+
+    def test_cut_at_the_last_sentence_end_within_the_limit(self):
+        text = "First sentence here. Second one is longer than the limit allows it to be."
+        assert cut_to_words(text, 6) == ("First sentence here.", True)
+
+    def test_no_sentence_end_cuts_at_the_limit_with_an_ellipsis(self):
+        text, cut = cut_to_words("one two three four five six seven", 4)
+        assert cut and text == "one two three four…"
+
+    @pytest.mark.parametrize("limit", [1, 3, 10, 37])
+    def test_never_more_words_than_the_limit(self, limit):
+        text = " ".join(f"w{i}." if i % 4 == 0 else f"w{i}" for i in range(60))
+        result, cut = cut_to_words(text, limit)
+        assert cut and len(result.split()) <= limit
+
+
+def test_the_prompt_carries_persona_position_and_the_debate_so_far():
+    brief = SpeakerBrief(name="Ada", description="a mathematician.", background="Born 1815",
+                         traits=["precise", "bold"], speaking_style="formal prose",
+                         motion="This house would teach logic", position="con", round=2,
+                         rounds=3, word_limit=120)
+    [message] = turn_messages(brief, [("Round 1", "pro", "Logic is vital."),
+                                      ("Round 1", "con", "Not for all.")])
+    text = message["content"]
+    assert "You are Ada, a mathematician." in text and "Your Position: CON" in text
+    assert "Round: 2 of 3" in text and "within 120 words" in text
+    assert "precise, bold" in text and "Use formal prose" in text
+    assert "Your opponent (PRO):\nLogic is vital." in text
+    assert "You (CON):\nNot for all." in text
