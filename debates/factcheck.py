@@ -42,7 +42,7 @@ CLAIMS_SCHEMA = {
                 "properties": {
                     "text": {"type": "string", "minLength": 5, "maxLength": 400},
                     "type": {"type": "string", "enum": CLAIM_TYPES},
-                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                    "confidence": {"type": "number"},
                 },
                 "required": ["text", "type", "confidence"],
                 "additionalProperties": False,
@@ -57,7 +57,7 @@ VERDICT_SCHEMA = {
     "type": "object",
     "properties": {
         "verdict": {"type": "string", "enum": VERDICTS},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "confidence": {"type": "number"},
         "explanation": {"type": "string", "maxLength": 600},
     },
     "required": ["verdict", "confidence", "explanation"],
@@ -85,6 +85,12 @@ CLAIM: {claim}
 
 EVIDENCE:
 {evidence}"""
+
+
+def unit(value: float) -> float:
+    """A confidence in [0, 1]. The schemas leave ranges out on purpose: llama.cpp's grammar
+    cannot enforce a number's range, so a small model's -1 would fail a whole check."""
+    return min(max(float(value), 0.0), 1.0)
 
 
 @dataclass(frozen=True)
@@ -136,7 +142,7 @@ async def extract_claims(endpoint: ModelEndpoint, speech: str) -> tuple[list[Cla
         text = " ".join(item["text"].split())
         if text.lower() not in seen:
             seen.add(text.lower())
-            claims.append(Claim(text, item["type"], float(item["confidence"])))
+            claims.append(Claim(text, item["type"], unit(item["confidence"])))
     usage = result.completion
     return claims, usage.input_tokens + usage.output_tokens, usage.cost_usd
 
@@ -165,7 +171,7 @@ async def verify_claim(endpoint: ModelEndpoint, backend: SearchBackend, claim: C
                            evidence)
     data, usage = result.data, result.completion
     return CheckResult(
-        claim, data["verdict"], float(data["confidence"]), data["explanation"].strip(),
+        claim, data["verdict"], unit(data["confidence"]), data["explanation"].strip(),
         evidence, latency_ms=round((time.monotonic() - started) * 1000),
         tokens=usage.input_tokens + usage.output_tokens, cost_usd=usage.cost_usd)
 

@@ -23,7 +23,8 @@ VERDICT_SCHEMA = {
         "winner": {"type": "string", "enum": ["pro", "con", "tie"]},
         "scores": {
             "type": "object",
-            "properties": {k: {"type": "integer", "minimum": 1, "maximum": 10}
+            # 1-10, clamped after (a grammar cannot enforce a number's range)
+            "properties": {k: {"type": "integer"}
                            for k in ("logical_coherence", "rebuttal_strength", "factuality")},
             "required": ["logical_coherence", "rebuttal_strength", "factuality"],
             "additionalProperties": False,
@@ -141,7 +142,8 @@ async def judge_once(endpoint: ModelEndpoint, motion: str, speeches: list[Speech
         data, usage = reply.data, reply.completion
         result.tokens += usage.input_tokens + usage.output_tokens
         result.cost_usd += usage.cost_usd
-        result.winner, result.scores = data["winner"], data["scores"]
+        result.winner = data["winner"]
+        result.scores = {k: min(max(int(v), 1), 10) for k, v in data["scores"].items()}
         result.justification = data["justification"].strip()
         result.fallacies, result.error = data["flagged_fallacies"], ""
         break

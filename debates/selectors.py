@@ -30,6 +30,7 @@ from debates.models import (
 )
 
 LIST_LIMIT = 50
+NO_CLAIMS = "The fact-checker found no checkable factual claim in this speech."
 
 
 def _uuid(value) -> uuid.UUID | None:
@@ -100,6 +101,7 @@ class TurnView:
     turn: DebateTurn
     checks: list[FactCheck]
     first_checks: list[FactCheck]  # of the version strict mode rejected
+    check_note: str = ""  # why the fact-check has no claims, once it ran
 
 
 @dataclass
@@ -116,6 +118,10 @@ class DebateView:
     wagers_open: bool
     points: int | None
     is_owner: bool
+
+    @property
+    def has_speech(self) -> bool:
+        return any(r["turns"] for r in self.rounds)
 
     @property
     def judge_name(self) -> str | None:
@@ -144,6 +150,8 @@ def debate_view(*, debate: Debate, session_key: str | None) -> DebateView:
         checks.setdefault((check.turn_id, check.revision), []).append(check)
     rounds = []
     turns = {(t.round, t.position): t for t in debate.turns.all()}
+    check_notes = {(s.round, s.position, s.revision): s.note or NO_CLAIMS for s in steps
+                   if s.kind == StepKind.FACT_CHECK and s.status == StepStatus.DONE}
     for number in range(1, debate.rounds + 1):
         moderator = next((s.note for s in steps if s.kind == StepKind.MODERATOR
                           and s.round == number and s.status == StepStatus.DONE), "")
@@ -153,7 +161,8 @@ def debate_view(*, debate: Debate, session_key: str | None) -> DebateView:
             if turn is not None:
                 current = 1 if turn.revised else 0
                 views.append(TurnView(turn, checks.get((turn.pk, current), []),
-                                      checks.get((turn.pk, 0), []) if turn.revised else []))
+                                      checks.get((turn.pk, 0), []) if turn.revised else [],
+                                      check_notes.get((number, position, current), "")))
         if moderator or views:
             rounds.append({"round": number, "moderator": moderator, "turns": views})
     pending = [s for s in steps if s.status in (StepStatus.PENDING, StepStatus.RUNNING)]

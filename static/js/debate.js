@@ -1,7 +1,7 @@
 // Debate page: the debate's socket streams the speech being written into its box and says
 // when a step was committed; the page then re-reads its body from the server (one source of
-// truth). A refresh waits while the person is filling in the vote form, so a wager being
-// typed is never wiped. The socket closes once the debate is over.
+// truth; the vote form is hx-preserve'd, so a wager being typed survives a refresh). The
+// socket closes once the debate is over.
 (function () {
   "use strict";
   let socket = null;
@@ -14,15 +14,10 @@
   function body() { return document.getElementById("debate-body"); }
   function live() { const b = body(); return b && b.dataset.socket ? b : null; }
 
-  function typing() {
-    const el = document.activeElement;
-    return el && el.form && el.form.classList.contains("vote-form") && el.type === "number";
-  }
-
   function refresh() {
     const b = body();
     if (!b) return;
-    if (inFlight || typing()) { dirty = true; return; }
+    if (inFlight) { dirty = true; return; }
     inFlight = true;
     dirty = false;
     function settled() { inFlight = false; if (dirty) refresh(); }
@@ -72,7 +67,6 @@
     });
   }
 
-  document.body.addEventListener("focusout", function () { if (dirty) setTimeout(refresh, 0); });
   document.body.addEventListener("htmx:afterSettle", function () {
     Object.keys(texts).forEach(show);
     connect();
