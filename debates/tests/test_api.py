@@ -149,3 +149,39 @@ class TestErrors:
         response = post(client, "/api/debate/run", {"model_a": "alpha-7b",
                                                    "model_b": "beta-3b"})
         assert response.status_code == 429 and "budget for today" in response.json()["detail"]
+
+
+class TestPages:
+    def test_the_pages_are_blind_until_the_vote_and_the_owner_controls(self, api_setup):
+        topic, first, second = api_setup
+        owner = Client()
+        owner.get("/debates/")
+        response = owner.post("/debates/new/", {
+            "model_a": "alpha-7b", "model_b": "beta-3b", "topic": str(topic.pk),
+            "persona_a": str(first.pk), "persona_b": str(second.pk), "rounds": "2",
+            "word_limit": "60"})
+        assert response.status_code == 302
+        debate = Debate.objects.get()
+        assert response["Location"] == f"/debates/{debate.pk}/"
+        paused = owner.post(f"/debates/{debate.pk}/pause/", HTTP_HX_REQUEST="true")
+        assert paused.status_code == 200 and 'data-status="paused"' in paused.content.decode()
+        stranger = Client()
+        refused = stranger.post(f"/debates/{debate.pk}/resume/", HTTP_HX_REQUEST="true")
+        assert refused.status_code == 403 and "Only the person who started" in \
+            refused.content.decode()
+        wait_for(worker_idle)
+        owner.post(f"/debates/{debate.pk}/resume/")
+        wait_debate(debate.pk)
+        for client in (owner, stranger):
+            page = client.get(f"/debates/{debate.pk}/").content.decode()
+            assert "Model hidden until you vote" in page
+            for name in ("Alpha Model", "Beta Model", "Gamma Model", "alpha-7b"):
+                assert name not in page
+        voted = stranger.post(f"/debates/{debate.pk}/vote/", {"choice": "con", "wager": "0"},
+                              HTTP_HX_REQUEST="true").content.decode()
+        assert "You voted <strong>CON</strong>" in voted and "Alpha Model" in voted
+        listing = stranger.get("/debates/").content.decode()
+        assert topic.motion in listing and "Alpha Model" not in listing.split(
+            'data-testid="debate-list"')[1]
+        assert owner.post(f"/debates/{debate.pk}/nonsense/").status_code == 404
+        assert owner.get("/debates/00000000-0000-0000-0000-000000000000/").status_code == 404
