@@ -372,6 +372,9 @@ def debate_cancel(*, debate_id, session_key: str) -> Debate:
         debate.status, debate.error = DebateStatus.FAILED, CANCELLED
         debate.duration_ms = _duration(debate)
         debate.save(update_fields=["status", "error", "duration_ms", "updated_at"])
+        # A step still waiting will never run: the sweep must not send it again and again.
+        debate.steps.filter(status=StepStatus.PENDING).update(
+            status=StepStatus.FAILED, error="The debate was cancelled before this step ran.")
         announce_debate(debate.pk, status=debate.status)
     return debate
 

@@ -234,6 +234,7 @@ class TestFailuresAndControls:
         wait_for(worker_idle)
         debate.refresh_from_db()
         assert debate.status == DebateStatus.FAILED and "Cancelled" in debate.error
+        assert not debate.steps.filter(status=StepStatus.PENDING).exists()
         with pytest.raises(RuleError) as raised:
             services.debate_resume(debate_id=debate.pk, session_key="owner-session")
         assert raised.value.status == 409
