@@ -290,3 +290,25 @@ def test_debate_step_rows_are_platform_steps():
     from arena.steps import step_models
 
     assert DebateStep in step_models()
+
+
+def test_a_debate_fact_checked_through_tavily(debate_setup, settings, monkeypatch):
+    from arena.testing.fake_tavily import FakeTavilyServer
+
+    corpus = [{"title": "UN climate", "url": "https://unfccc.int/paris",
+               "content": "The Paris Agreement was adopted in 2015 in Paris."}]
+    with FakeTavilyServer(corpus=corpus) as tavily:
+        settings.ARENA_FACTCHECK_SEARCH = "tavily"
+        settings.TAVILY_BASE_URL = tavily.base_url
+        monkeypatch.setenv("TAVILY_API_KEY", tavily.api_key)
+        tavily.script(500)  # the first search fails: that claim is unverifiable, not lost
+        debate = wait_debate(start(debate_setup, rounds=1).pk)
+    checks = FactCheck.objects.filter(turn__debate=debate).order_by("created_at")
+    assert debate.status == DebateStatus.COMPLETED
+    assert [c.backend for c in checks] == ["tavily", "tavily"]
+    assert sorted(c.verdict for c in checks) == ["unverifiable", "verified"]
+    failed = next(c for c in checks if c.verdict == "unverifiable")
+    assert "Tavily failed (500)" in failed.explanation
+    assert next(c for c in checks if c.verdict == "verified").evidence[0]["url"] == \
+        "https://unfccc.int/paris"
+    assert len(tavily.requests) == 2
