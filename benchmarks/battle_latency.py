@@ -43,10 +43,12 @@ from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+# Run as a script, this file's folder comes first on the path, where debates.py would hide
+# the debates app: the project root replaces it.
+sys.path[:] = [str(ROOT)] + [p for p in sys.path
+                             if Path(p or ".").resolve() != ROOT / "benchmarks"]
 
-from stack import (  # noqa: E402 - after the path is set
+from benchmarks.stack import (  # noqa: E402 - after the path is set
     describe,
     migrated_stack,
     prepare_environment,

@@ -12,7 +12,9 @@ never the key, never the raw body.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import weakref
 
 import httpx
 from django.conf import settings
@@ -28,6 +30,18 @@ STATUS_MESSAGES = {
     433: "Tavily's pay-as-you-go limit is reached (433)",
 }
 NOT_RESULTS = "Tavily sent a reply that is not a search result."
+# One client (its connection pool and TLS context) per event loop: building a client per
+# search costs more CPU than the search's own work.
+_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _client() -> httpx.AsyncClient:
+    loop = asyncio.get_running_loop()
+    client = _clients.get(loop)
+    if client is None:
+        client = _clients[loop] = httpx.AsyncClient(
+            limits=httpx.Limits(max_connections=100, max_keepalive_connections=20))
+    return client
 
 
 class TavilySearch:
@@ -48,9 +62,8 @@ class TavilySearch:
         headers = {"Authorization": f"Bearer {self._api_key}",
                    "Content-Type": "application/json"}
         try:
-            async with httpx.AsyncClient(timeout=self.timeout) as client:
-                response = await client.post(f"{self.base_url}/search", json=body,
-                                             headers=headers)
+            response = await _client().post(f"{self.base_url}/search", json=body,
+                                             headers=headers, timeout=self.timeout)
         except httpx.TimeoutException:
             raise SearchError(f"Tavily did not answer within {self.timeout:g} s.") from None
         except httpx.HTTPError as exc:

@@ -87,3 +87,17 @@ def test_a_crowd_result_does_not_count_when_a_debater_named_a_model():
                               speech="As row-b I say so.", names_model="row-b")
     assert sorted(DEBATE_CROWD_BOARD.outcomes()) == [("row-a", "row-b", "model_b", 1)]
     assert sum(n for *_, n in DEBATE_AI_BOARD.outcomes()) == 2
+
+
+@pytest.mark.django_db
+def test_a_rating_period_is_a_utc_day():
+    from datetime import UTC, date, datetime
+
+    template = debate_row()
+    for moment in ("2026-01-01T23:59:59", "2026-01-02T00:00:01", "2026-01-02T23:59:59"):
+        debate = _completed(template, ai="pro", crowd="pro")
+        debate.created_at = datetime.fromisoformat(moment).replace(tzinfo=UTC)
+        debate.save()
+    day = (date(2026, 1, 1) - date(1970, 1, 1)).days
+    rows = sorted(DEBATE_AI_BOARD.period_outcomes())
+    assert [(r[0], r[-1]) for r in rows if r[0] in (day, day + 1)] == [(day, 1), (day + 1, 2)]

@@ -69,3 +69,6 @@ def test_period_aggregation_groups_by_day():
     make_votes([("alpha", "beta", "model_a", 4)])
     rows = list(text_period_outcomes())
     assert len(rows) == 1 and rows[0][1:] == ("alpha", "beta", "model_a", 4)
+    from datetime import UTC, date, datetime
+
+    assert rows[0][0] == (datetime.now(UTC).date() - date(1970, 1, 1)).days
