@@ -46,6 +46,8 @@ CANNOT_PAUSE = "Only a running debate can be paused (this one is {status})."
 CANNOT_RESUME = "Only a paused debate can be resumed (this one is {status})."
 CANNOT_CANCEL = "This debate is already over ({status})."
 CANCELLED = "Cancelled by the person who started it."
+NO_PERSONAS = ("The debate library has fewer than two active personas; an admin can load it "
+               "with manage.py load_debate_library.")
 SPEND_CAP = ("{model} has spent its debate budget for today (${spent:.2f} of ${cap:.2f}); "
              "try other models or come back after midnight UTC.")
 
@@ -98,7 +100,9 @@ def _pick_personas(persona_a, persona_b, problems: list[str], rng: random.Random
         return None, None
     pool = [p for p in active.values() if p not in chosen]
     rng.shuffle(pool)
-    filled = [p if p is not None else pool.pop() for p in chosen]
+    filled = [p if p is not None else pool.pop() if pool else None for p in chosen]
+    if None in filled:
+        raise RuleError(NO_PERSONAS, status=503)
     return filled[0], filled[1]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from celery.worker import state as worker_state
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
@@ -16,6 +17,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from arena.testing.waiting import wait_for
 from battles import services
 from battles.tests.factories import answered_battle
 
@@ -60,4 +62,14 @@ def test_every_operation_keeps_its_documented_contract(live_api):
             keeps_contract()
         except Exception as exc:  # every operation is tried; all failures are reported
             failures.append(f"{operation.label}: {exc}")
+    # Work the requests started (debates run on in the background) ends before the test
+    # does, so the database is not flushed under a running step.
+    wait_for(no_step_unfinished, timeout=120, what="the steps the requests started")
+    wait_for(lambda: not worker_state.active_requests, what="the worker to be idle")
     assert failures == [], "\n\n".join(failures)
+
+
+def no_step_unfinished() -> bool:
+    from arena.steps import FINISHED, step_models
+
+    return not any(m.objects.exclude(status__in=FINISHED).exists() for m in step_models())

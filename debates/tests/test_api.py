@@ -121,6 +121,15 @@ class TestErrors:
             response.json()["detail"], str) else True
         assert not Debate.objects.exists()
 
+    def test_an_empty_library_is_a_503_that_says_what_to_do(self, api_setup):
+        from debates.models import Persona
+
+        Persona.objects.update(is_active=False)
+        response = post(Client(), "/api/debate/run", {})
+        assert response.status_code == 503 and "load_debate_library" in response.json()[
+            "detail"]
+        assert not Debate.objects.exists()
+
     def test_unknown_debates_and_votes(self, api_setup):
         client = Client()
         assert client.get("/api/debates/00000000-0000-0000-0000-000000000000").status_code == 404
