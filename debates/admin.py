@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from arena.errors import RuleError
 from debates.models import Debate, DebateStep, DebateTurn, Evidence, JudgeEvaluation, Persona, Topic
-from debates.services import debate_review_settle
+from debates.verdicts import debate_review_settle
 
 
 class EvidenceInline(admin.StackedInline):

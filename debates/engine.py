@@ -26,6 +26,7 @@ from arena.streaming import StreamRelay
 from debates import services
 from debates.factcheck import TurnReport, check_speech, factuality
 from debates.judging import JudgeResult, Speech, judge_both_orders
+from debates.lineup import judges_for
 from debates.models import (
     Debate,
     DebateStatus,
@@ -44,7 +45,8 @@ from debates.speeches import (
     revision_messages,
     turn_messages,
 )
-from debates.streams import announce_debate, turn_relay
+from debates.streams import turn_relay
+from debates.verdicts import debate_record_verdicts
 
 logger = logging.getLogger(__name__)
 
@@ -267,7 +269,7 @@ def _fact_check_lines(debate: Debate) -> list[str]:
 
 def run_judge(step: DebateStep, debate: Debate) -> Outcome:
     speeches, checks = _speeches(debate), _fact_check_lines(debate)
-    judges = services.judges_for(debate)
+    judges = judges_for(debate)
     results: list[tuple[str, object, JudgeResult]] = []
     for role, judge in judges:
         if role == "tiebreaker":
@@ -285,7 +287,7 @@ def run_judge(step: DebateStep, debate: Debate) -> Outcome:
         results += [("tiebreaker", tiebreaker, r) for r in pair]
 
     def write() -> None:
-        services.debate_record_verdicts(debate_id=debate.pk, results=results)
+        debate_record_verdicts(debate_id=debate.pk, results=results)
 
     return Outcome(ok=True, write=write, tokens=sum(r.tokens for _, _, r in results),
                    cost_usd=sum(r.cost_usd for _, _, r in results))
@@ -297,7 +299,3 @@ RUNNERS: dict[str, Callable[[DebateStep, Debate], Outcome]] = {
     StepKind.FACT_CHECK: run_fact_check,
     StepKind.JUDGE: run_judge,
 }
-
-
-def announce_step_done(debate_id, step_id) -> None:
-    announce_debate(debate_id, step=str(step_id))

@@ -216,6 +216,10 @@ class Debate(models.Model):
         return self.status in (DebateStatus.COMPLETED, DebateStatus.FAILED)
 
     @property
+    def elapsed_ms(self) -> int:
+        return round((timezone.now() - self.created_at).total_seconds() * 1000)
+
+    @property
     def total_tokens(self) -> int:
         return self.tokens_a + self.tokens_b + self.tokens_judging
 

@@ -1,5 +1,6 @@
 """Writes of debate mode: starting a debate, moving its state machine on, pausing, resuming,
-cancelling, failing and recording the judge's verdict. Votes and wagers: :mod:`debates.crowd`.
+cancelling and failing it. The line-up: :mod:`debates.lineup`; the verdict:
+:mod:`debates.verdicts`; votes and wagers: :mod:`debates.crowd`.
 """
 
 from __future__ import annotations
@@ -10,11 +11,19 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Sum
+from django.db.models import F
 from django.utils import timezone
 
 from arena.errors import RuleError
 from arena.steps import StepStatus, step_enqueue
+from debates.lineup import (
+    available_models,
+    check_spend,
+    choose_judge,
+    pick_models,
+    pick_personas,
+    pick_topic,
+)
 from debates.models import (
     MAX_ROUNDS,
     MAX_WORD_LIMIT,
@@ -26,167 +35,21 @@ from debates.models import (
     DebateStep,
     DebateTurn,
     FactCheck,
-    JudgeEvaluation,
-    Persona,
     Position,
     StepKind,
     Topic,
     Verdict,
 )
-from debates.signals import debate_verdict_recorded
 from debates.streams import announce_debate
-from debates.topics import clean_motion
 
 logger = logging.getLogger(__name__)
 
 INVALID_CONFIGURATION = "This debate cannot start: {problems}"
-NOT_ENOUGH_MODELS = ("A debate needs two available models; {count} {verb} available.")
 NOT_YOURS = "Only the person who started this debate can pause, resume or cancel it."
 CANNOT_PAUSE = "Only a running debate can be paused (this one is {status})."
 CANNOT_RESUME = "Only a paused debate can be resumed (this one is {status})."
 CANNOT_CANCEL = "This debate is already over ({status})."
 CANCELLED = "Cancelled by the person who started it."
-NO_PERSONAS = ("The debate library has fewer than two active personas; an admin can load it "
-               "with manage.py load_debate_library.")
-SPEND_CAP = ("{model} has spent its debate budget for today (${spent:.2f} of ${cap:.2f}); "
-             "try other models or come back after midnight UTC.")
-
-
-def _available_models() -> dict:
-    from arena.selectors import model_list_available
-
-    return {m.slug: m for m in model_list_available()}
-
-
-def _pick_models(model_a: str | None, model_b: str | None, available: dict,
-                 problems: list[str], rng: random.Random) -> tuple:
-    from arena.models import AIModel
-
-    chosen = []
-    for label, slug in (("model_a", model_a), ("model_b", model_b)):
-        chosen.append(available.get(slug) if slug else None)
-        if slug and slug not in available:
-            known = AIModel.objects.filter(pk=slug).exists()
-            problems.append(f"{label} {slug!r} is "
-                            f"{'not available now' if known else 'not a known model'}")
-    if chosen[0] is not None and chosen[1] is not None and chosen[0].pk == chosen[1].pk:
-        problems.append("model_a and model_b must be two different models")
-    if problems:
-        return None, None
-    pool = [m for m in available.values() if m not in chosen]
-    rng.shuffle(pool)
-    filled = [m if m is not None else pool.pop() if pool else None for m in chosen]
-    if None in filled:
-        raise RuleError(NOT_ENOUGH_MODELS.format(
-            count=len(available), verb="is" if len(available) == 1 else "are"), status=503)
-    return filled[0], filled[1]
-
-
-def _pick_personas(persona_a, persona_b, problems: list[str], rng: random.Random) -> tuple:
-    active = {str(p.pk): p for p in Persona.objects.filter(is_active=True)}
-    chosen = []
-    for label, wanted in (("persona_a", persona_a), ("persona_b", persona_b)):
-        if not wanted:
-            chosen.append(None)
-            continue
-        persona = active.get(str(wanted)) or next(
-            (p for p in active.values() if p.name.lower() == str(wanted).lower()), None)
-        if persona is None:
-            problems.append(f"{label} {wanted!r} is not an active persona")
-        chosen.append(persona)
-    if chosen[0] is not None and chosen[0] == chosen[1]:
-        problems.append("persona_a and persona_b must be two different personas")
-    if problems:
-        return None, None
-    pool = [p for p in active.values() if p not in chosen]
-    rng.shuffle(pool)
-    filled = [p if p is not None else pool.pop() if pool else None for p in chosen]
-    if None in filled:
-        raise RuleError(NO_PERSONAS, status=503)
-    return filled[0], filled[1]
-
-
-def _pick_topic(topic_id, motion: str | None, session_key: str, problems: list[str],
-                rng: random.Random) -> Topic | None:
-    if topic_id and motion:
-        problems.append("give a topic or your own motion, not both")
-        return None
-    if motion is not None:
-        try:
-            return Topic(motion=clean_motion(motion), category="Proposed", is_approved=False,
-                         proposed_by=session_key)
-        except RuleError as exc:
-            problems.append(exc.message)
-            return None
-    public = Topic.objects.filter(is_approved=True, retired_at__isnull=True)
-    if topic_id:
-        topic = public.filter(pk=topic_id).first() if _is_uuid(topic_id) else None
-        if topic is None:
-            problems.append(f"topic {topic_id!r} is not an open topic")
-        return topic
-    # Least-used topics first, so the pool is covered evenly.
-    fewest = public.order_by("times_used").values_list("times_used", flat=True).first()
-    candidates = list(public.filter(times_used=fewest)) if fewest is not None else []
-    if not candidates:
-        problems.append("there is no open topic; propose a motion")
-        return None
-    return rng.choice(candidates)
-
-
-def _is_uuid(value) -> bool:
-    import uuid
-
-    try:
-        uuid.UUID(str(value))
-    except ValueError:
-        return False
-    return True
-
-
-def choose_judge(model_a, model_b, available: dict) -> tuple:
-    """``(judge, is_debater)``: the configured judge, else another available model; a
-    debater judges only when no other model is available."""
-    debaters = {model_a.pk, model_b.pk}
-    preferred = available.get(settings.ARENA_DEBATE_JUDGE_MODEL)
-    if preferred is not None and preferred.pk not in debaters:
-        return preferred, False
-    others = sorted((m for m in available.values() if m.pk not in debaters),
-                    key=lambda m: (m.is_local, m.slug))
-    if others:
-        return others[0], False
-    return model_a, True
-
-
-def judges_for(debate: Debate) -> list[tuple[str, object]]:
-    """The primary judge, a fallback judge (another model, a non-debater when one is
-    available) and, when configured and available, the tiebreaker."""
-    available = _available_models()
-    primary = debate.judge_model
-    debaters = {debate.model_a_id, debate.model_b_id}
-    others = sorted((m for m in available.values() if m.pk != primary.pk),
-                    key=lambda m: (m.pk in debaters, m.is_local, m.slug))
-    judges: list[tuple[str, object]] = [("primary", primary)]
-    if others:
-        judges.append(("fallback", others[0]))
-    tiebreaker = available.get(settings.ARENA_DEBATE_TIEBREAKER_MODEL)
-    if tiebreaker is not None:
-        judges.append(("tiebreaker", tiebreaker))
-    return judges
-
-
-def _check_spend(models) -> None:
-    cap = settings.ARENA_DEBATE_DAILY_SPEND_USD
-    if not cap:
-        return
-    since = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    today = Debate.objects.filter(created_at__gte=since)
-    for model in models:
-        spent = ((today.filter(model_a=model).aggregate(s=Sum("cost_a"))["s"] or 0)
-                 + (today.filter(model_b=model).aggregate(s=Sum("cost_b"))["s"] or 0))
-        if spent >= cap:
-            retry = int((since + timedelta(days=1) - timezone.now()).total_seconds()) + 1
-            raise RuleError(SPEND_CAP.format(model=model.name, spent=spent, cap=cap),
-                            status=429, retry_after=retry)
 
 
 def debate_create(*, session_key: str = "", model_a: str | None = None,
@@ -206,14 +69,14 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
                         f"(got {word_limit})")
     if strict_mode and not fact_checking:
         problems.append("strict mode needs fact-checking")
-    available = _available_models()
-    first, second = _pick_models(model_a, model_b, available, problems, rng)
-    pro_persona, con_persona = _pick_personas(persona_a, persona_b, problems, rng)
-    topic = _pick_topic(topic_id, motion, session_key, problems, rng)
+    available = available_models()
+    first, second = pick_models(model_a, model_b, available, problems, rng)
+    pro_persona, con_persona = pick_personas(persona_a, persona_b, problems, rng)
+    topic = pick_topic(topic_id, motion, session_key, problems, rng)
     if problems:
         raise RuleError(INVALID_CONFIGURATION.format(problems="; ".join(problems) + "."),
                         status=400)
-    _check_spend([first, second])
+    check_spend([first, second])
     judge, judge_is_debater = choose_judge(first, second, available)
     with transaction.atomic():
         if topic.pk is None or topic._state.adding:
@@ -296,13 +159,9 @@ def debate_fail(*, debate_id, reason: str) -> None:
             return
         Debate.objects.filter(pk=debate.pk).update(
             status=DebateStatus.FAILED, error=reason[:500],
-            duration_ms=_duration(debate))
+            duration_ms=debate.elapsed_ms)
         announce_debate(debate.pk, status=DebateStatus.FAILED)
     logger.warning("debate %s failed: %s", debate_id, reason)
-
-
-def _duration(debate: Debate) -> int:
-    return round((timezone.now() - debate.created_at).total_seconds() * 1000)
 
 
 def debate_add_usage(*, debate_id, side: str, tokens: int, cost_usd: float) -> None:
@@ -374,7 +233,7 @@ def debate_cancel(*, debate_id, session_key: str) -> Debate:
             raise RuleError(CANNOT_CANCEL.format(status=debate.get_status_display().lower()),
                             status=409)
         debate.status, debate.error = DebateStatus.FAILED, CANCELLED
-        debate.duration_ms = _duration(debate)
+        debate.duration_ms = debate.elapsed_ms
         debate.save(update_fields=["status", "error", "duration_ms", "updated_at"])
         # A step still waiting will never run: the sweep must not send it again and again.
         debate.steps.filter(status=StepStatus.PENDING).update(
@@ -394,80 +253,3 @@ def debate_stale_resume(*, older_than_seconds: int | None = None) -> int:
             updated_at__lt=cutoff).values_list("pk", flat=True):
         moved += debate_next(debate_id=debate_id) is not None
     return moved
-
-
-# --- the verdict -----------------------------------------------------------------------------
-
-
-def _verdict_of(results) -> tuple[str, bool | None, bool]:
-    """``(winner, consensus, tiebreaker_used)`` from the judges' results; ``""`` when no
-    judge gave two valid verdicts."""
-    from debates.judging import consensus
-
-    by_role: dict[str, list] = {}
-    for role, _, result in results:
-        by_role.setdefault(role, []).append(result)
-    decided = [(role, rs) for role, rs in by_role.items()
-               if role != "tiebreaker" and len(rs) == 2 and all(r.winner for r in rs)]
-    if not decided:
-        return "", None, False
-    role, pair = decided[0]
-    winner, agreed = consensus(pair[0].winner, pair[1].winner)
-    tiebreak = by_role.get("tiebreaker", [])
-    if not agreed and len(tiebreak) == 2 and all(r.winner for r in tiebreak):
-        winner, _ = consensus(tiebreak[0].winner, tiebreak[1].winner)
-        return winner, False, True
-    return winner, agreed, False
-
-
-def debate_record_verdicts(*, debate_id, results) -> None:
-    """Store every evaluation and settle the debate: the consensus winner, or
-    ``needs_review`` when no judge could give one (an admin settles it)."""
-    debate = _locked(debate_id)
-    JudgeEvaluation.objects.filter(debate=debate).delete()
-    JudgeEvaluation.objects.bulk_create([
-        JudgeEvaluation(
-            debate=debate, judge=judge, role=role, order=r.order, winner=r.winner,
-            logical_coherence=r.scores.get("logical_coherence"),
-            rebuttal_strength=r.scores.get("rebuttal_strength"),
-            factuality=r.scores.get("factuality"), justification=r.justification,
-            flagged_fallacies=r.fallacies, attempts=r.attempts, error=r.error[:300],
-            latency_ms=r.latency_ms)
-        for role, judge, r in results])
-    winner, agreed, tiebreak = _verdict_of(results)
-    debate.status = DebateStatus.COMPLETED
-    debate.completed_at = timezone.now()
-    debate.duration_ms = _duration(debate)
-    debate.ai_consensus, debate.tiebreaker_used = agreed, tiebreak
-    debate.needs_review = not winner
-    fields = ["status", "completed_at", "duration_ms", "ai_consensus", "tiebreaker_used",
-              "needs_review", "updated_at"]
-    debate.save(update_fields=fields)
-    if winner:
-        debate_settle(debate=debate, winner=winner)
-    announce_debate(debate.pk, status=debate.status)
-
-
-def debate_settle(*, debate: Debate, winner: str) -> None:
-    """The AI verdict stands: the AI board hears of it and the wagers are paid out."""
-    from debates.crowd import wagers_settle
-
-    debate.ai_winner, debate.ai_outcome = winner, debate.outcome_of(winner)
-    debate.needs_review = False
-    debate.save(update_fields=["ai_winner", "ai_outcome", "needs_review", "updated_at"])
-    wagers_settle(debate=debate)
-    transaction.on_commit(lambda: debate_verdict_recorded.send(
-        sender=Debate, debate=debate, kind="ai"))
-
-
-def debate_review_settle(*, debate_id, winner: str) -> Debate:
-    """An admin's verdict for a debate no judge could settle."""
-    if winner not in ("pro", "con", "tie"):
-        raise RuleError("The verdict must be pro, con or tie.", status=422)
-    with transaction.atomic():
-        debate = _locked(debate_id)
-        if not debate.needs_review:
-            raise RuleError("This debate does not need a review.", status=409)
-        debate_settle(debate=debate, winner=winner)
-        announce_debate(debate.pk, status=debate.status)
-    return debate

@@ -7,7 +7,7 @@ import pytest
 from arena.errors import RuleError
 from debates.crowd import crowd_reveal, crowd_vote, majority, parimutuel, points_of
 from debates.models import CrowdVote, DebateStatus, DebateStep, PointsAccount, StepKind
-from debates.services import debate_settle
+from debates.verdicts import debate_settle
 
 
 class TestParimutuel:

@@ -6,7 +6,7 @@ import pytest
 from arena.errors import RuleError
 from arena.steps import StepStatus
 from arena.testing.fake_providers import Behaviour
-from debates import services
+from debates import services, verdicts
 from debates.models import (
     Debate,
     DebateStatus,
@@ -180,11 +180,11 @@ class TestJudging:
         debate = wait_debate(start(debate_setup, rounds=1).pk)
         assert debate.status == DebateStatus.COMPLETED
         assert debate.needs_review and not debate.ai_winner
-        services.debate_review_settle(debate_id=debate.pk, winner="con")
+        verdicts.debate_review_settle(debate_id=debate.pk, winner="con")
         debate.refresh_from_db()
         assert debate.ai_winner == "con" and not debate.needs_review
         with pytest.raises(RuleError) as raised:
-            services.debate_review_settle(debate_id=debate.pk, winner="pro")
+            verdicts.debate_review_settle(debate_id=debate.pk, winner="pro")
         assert raised.value.status == 409
 
     def test_a_debater_judges_only_when_no_other_model_is_available(self, debate_setup,
