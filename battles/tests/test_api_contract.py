@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from celery.worker import state as worker_state
+from django.core.management import call_command
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
@@ -41,6 +42,9 @@ def live_api(asgi_live_server, celery_worker, two_models, fake_openai, settings)
     from leaderboard.services import ratings_run
 
     ratings_run(trigger=RunTrigger.COMMAND)
+    # The debate library (personas, topics) that earlier tests' flushes may have removed:
+    # without it a debate cannot start (a 503, which schemathesis counts as a failure).
+    call_command("load_debate_library", verbosity=0)
     return asgi_live_server
 
 
