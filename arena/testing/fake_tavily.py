@@ -44,7 +44,7 @@ class FakeTavilyServer:
         self.api_key = api_key or f"tvly-fake-{secrets.token_hex(12)}"
         self.requests: list[dict[str, Any]] = []
         self._script: deque = deque()
-        self._lock = threading.Condition()
+        self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
 
@@ -89,10 +89,6 @@ class FakeTavilyServer:
         not JSON) or ``"hang"`` (no answer until the server stops)."""
         self._script.extend(answers)
 
-    def wait_for_requests(self, count: int, timeout: float = 5.0) -> bool:
-        with self._lock:
-            return self._lock.wait_for(lambda: len(self.requests) >= count, timeout)
-
     # -- serving -----------------------------------------------------------------------------
 
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
@@ -103,7 +99,6 @@ class FakeTavilyServer:
             body = None
         with self._lock:
             self.requests.append({"path": h.path, "headers": dict(h.headers), "body": body})
-            self._lock.notify_all()
         forced = self._script.popleft() if self._script else None
         if forced == "hang":
             self._stopping.wait()
