@@ -1,6 +1,9 @@
-"""What every mode checks of the text a person types (prompts, questions, motions)."""
+"""What every mode checks of what a person sends: the text they type (prompts, questions,
+motions) and the ids in URLs and payloads."""
 
 from __future__ import annotations
+
+import uuid
 
 from django.conf import settings
 
@@ -18,3 +21,13 @@ def clean_text(value: str | None, *, empty: str, too_long: str, limit: int | Non
     if len(text) > limit:
         raise RuleError(too_long.format(limit=limit, length=len(text)), status=422)
     return text
+
+
+def parse_uuid(value) -> uuid.UUID | None:  # noqa: ANN001 - an id from a URL or a payload
+    """``value`` as a UUID, or None when it is not one (an unknown id is a 404, not a 500)."""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None

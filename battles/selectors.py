@@ -3,11 +3,11 @@ so blindness has one place to hold: identities only appear once a vote exists.""
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch
 
+from arena.inputs import parse_uuid
 from arena.modes import Figure
 from arena.steps import StepStatus, failed_for_good
 from battles.models import MAX_MESSAGES, Battle, Position, Response, Thread, Turn, Vote
@@ -19,20 +19,13 @@ def _battle_queryset():
     )
 
 
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
-
-
 def battle_get(*, battle_id) -> Battle:
     return _battle_queryset().get(pk=battle_id)
 
 
 def battle_for_viewer(*, battle_id, session_key: str | None) -> Battle | None:
     """The battle if this visitor may see it: its owner, or anyone once it is voted."""
-    battle_id = _uuid(battle_id)
+    battle_id = parse_uuid(battle_id)
     if battle_id is None:
         return None
     battle = _battle_queryset().filter(pk=battle_id).first()
@@ -70,7 +63,7 @@ def battle_list_for_session(*, session_key: str | None, limit: int = 50) -> list
 
 def thread_for_owner(*, thread_id, session_key: str | None) -> Thread | None:
     """The visitor's own session (thread); nobody else's, even voted."""
-    thread_id = _uuid(thread_id)
+    thread_id = parse_uuid(thread_id)
     if thread_id is None or not session_key:
         return None
     return Thread.objects.filter(pk=thread_id, session_key=session_key).first()

@@ -37,6 +37,7 @@ def _counted(field: str):
 
 
 def _board(name: str, field: str, kind: str, title: str, description: str, order: int):
+    signal_kind = kind  # which debate_verdict_recorded sends concern this board
     def outcomes():
         return grouped_outcomes(_counted(field), **PAIR)
 
@@ -65,7 +66,6 @@ def _board(name: str, field: str, kind: str, title: str, description: str, order
             return None
         return debate.model_a_id, debate.model_b_id, value, debate.created_at
 
-    signal_kind = kind
     return register_board(Board(
         name=name, title=title, description=description, primary_method="glicko2",
         outcomes=outcomes, subject_outcomes=subject_outcomes, ordered_outcomes=ordered,

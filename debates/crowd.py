@@ -20,6 +20,7 @@ from django.db.models import F
 from arena.contests.voting import vote_once
 from arena.errors import RuleError
 from debates.models import (
+    STARTING_POINTS,
     CrowdChoice,
     CrowdVote,
     Debate,
@@ -43,7 +44,7 @@ BAD_WAGER = "A wager is a whole number of points, 0 or more."
 
 def points_of(session_key: str) -> int:
     account = PointsAccount.objects.filter(session_key=session_key).first()
-    return account.points if account else PointsAccount._meta.get_field("points").default
+    return account.points if account else STARTING_POINTS
 
 
 def wagers_open(debate: Debate) -> bool:

@@ -5,7 +5,6 @@ all (:func:`debates.services.debate_create`)."""
 from __future__ import annotations
 
 import random
-import uuid
 from datetime import timedelta
 
 from django.conf import settings
@@ -13,6 +12,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from arena.errors import RuleError
+from arena.inputs import parse_uuid
 from debates.models import Debate, Persona, Topic
 from debates.topics import clean_motion
 
@@ -91,7 +91,7 @@ def pick_topic(topic_id, motion: str | None, session_key: str, problems: list[st
             return None
     public = Topic.objects.filter(is_approved=True, retired_at__isnull=True)
     if topic_id:
-        topic = public.filter(pk=topic_id).first() if _is_uuid(topic_id) else None
+        topic = public.filter(pk=topic_id).first() if parse_uuid(topic_id) else None
         if topic is None:
             problems.append(f"topic {topic_id!r} is not an open topic")
         return topic
@@ -102,14 +102,6 @@ def pick_topic(topic_id, motion: str | None, session_key: str, problems: list[st
         problems.append("there is no open topic; propose a motion")
         return None
     return rng.choice(candidates)
-
-
-def _is_uuid(value) -> bool:
-    try:
-        uuid.UUID(str(value))
-    except ValueError:
-        return False
-    return True
 
 
 def choose_judge(model_a, model_b, available: dict) -> tuple:

@@ -7,11 +7,11 @@ debater who judged, when no other model could, is not named either.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 
+from arena.inputs import parse_uuid
 from arena.modes import Figure
 from arena.steps import StepStatus
 from debates.crowd import crowd_tally, points_of, wagers_open
@@ -33,16 +33,9 @@ LIST_LIMIT = 50
 NO_CLAIMS = "The fact-checker found no checkable factual claim in this speech."
 
 
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
-    except ValueError:
-        return None
-
-
 def debate_visible(*, debate_id) -> Debate | None:
     """A debate anyone with its link may see (unlisted ones too); None if unknown."""
-    pk = _uuid(debate_id)
+    pk = parse_uuid(debate_id)
     if pk is None:
         return None
     return Debate.objects.select_related(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Prefetch, Q
 
+from arena.inputs import parse_uuid
 from arena.models import AIModel
 from arena.modes import Figure
 from arena.steps import FINISHED, StepStatus
@@ -31,9 +31,8 @@ def _queryset():
 
 def panel_get(*, panel_id) -> Panel | None:
     """The panel with this id, or None (also for an id that is not a UUID)."""
-    try:
-        panel_id = uuid.UUID(str(panel_id))
-    except ValueError:
+    panel_id = parse_uuid(panel_id)
+    if panel_id is None:
         return None
     return _queryset().filter(pk=panel_id).first()
 

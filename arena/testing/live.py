@@ -29,6 +29,13 @@ def celery_worker_session(django_db_blocker) -> Iterator[object]:
         yield worker
 
 
+def worker_idle() -> bool:
+    """No task is running in the test's Celery worker (it runs in this process)."""
+    from celery.worker import state
+
+    return not state.active_requests
+
+
 @pytest.fixture
 def celery_worker(celery_worker_session, transactional_db):
     """A running worker; the test's writes are committed so the worker sees them."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
-from celery.worker import state as worker_state
 from django.core.management import call_command
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hypothesis_settings
@@ -18,6 +17,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from arena.testing.live import worker_idle
 from arena.testing.waiting import wait_for
 from battles import services
 from battles.tests.factories import answered_battle
@@ -69,7 +69,7 @@ def test_every_operation_keeps_its_documented_contract(live_api):
     # Work the requests started (debates run on in the background) ends before the test
     # does, so the database is not flushed under a running step.
     wait_for(no_step_unfinished, timeout=120, what="the steps the requests started")
-    wait_for(lambda: not worker_state.active_requests, what="the worker to be idle")
+    wait_for(worker_idle, what="the worker to be idle")
     assert failures == [], "\n\n".join(failures)
 
 

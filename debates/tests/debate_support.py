@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from arena.models import AIModel, ProviderKind
+from arena.testing.live import worker_idle
+from arena.testing.registry import make_model  # noqa: F401 - the debate tests import it here
 from arena.testing.waiting import wait_for
 from debates.models import Debate, Evidence, Persona, Topic
 
@@ -102,12 +104,6 @@ class DebateScript:
         return position, round_
 
 
-def make_model(server, slug: str, **fields) -> AIModel:
-    values = {"name": f"{slug.split('-')[0].title()} Model", "api_model": f"{slug}-api",
-              "provider": "Fakeprov", "provider_kind": ProviderKind.OPENAI,
-              "base_url": server.base_url, "api_key_env": server.api_key_env,
-              "organization": f"{slug.split('-')[0].title()}corp", "max_tokens": 200}
-    return AIModel.objects.create(slug=slug, **{**values, **fields})
 
 
 def library() -> tuple[Topic, Persona, Persona]:
@@ -140,10 +136,6 @@ def quiet_rating_runs(monkeypatch) -> list:
     return runs
 
 
-def worker_idle() -> bool:
-    from celery.worker import state
-
-    return not state.active_requests
 
 
 def wait_debate(debate_id, statuses=("completed", "failed"), timeout: float = 30.0) -> Debate:

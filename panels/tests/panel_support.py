@@ -12,9 +12,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from arena.models import AIModel, ProviderKind
 from arena.testing.fake_providers import Behaviour
-from arena.testing.waiting import wait_for  # noqa: F401 - the panel tests' helper
+from arena.testing.live import worker_idle
+from arena.testing.registry import make_model
+from arena.testing.waiting import wait_for
 from panels.models import Panel
 
 JUDGE_MARK = "You are judging a competition"
@@ -88,22 +89,8 @@ def self_first(labels: dict[str, str], judge: str, preference: list[str]) -> str
     return json.dumps({"results": order})
 
 
-def make_model(server, slug: str, **fields) -> AIModel:
-    kind = ProviderKind.ANTHROPIC if server.kind == "anthropic" else ProviderKind.OPENAI
-    values = {
-        "name": f"{slug.split('-')[0].title()} Model", "api_model": f"{slug}-api",
-        "provider": "Fakeprov", "provider_kind": kind, "base_url": server.base_url,
-        "api_key_env": server.api_key_env, "organization": f"{slug.split('-')[0].title()}corp",
-        "max_tokens": 200,
-    }
-    return AIModel.objects.create(slug=slug, **{**values, **fields})
 
 
-def worker_idle() -> bool:
-    """No task is running in the test's Celery worker (it runs in this process)."""
-    from celery.worker import state
-
-    return not state.active_requests
 
 
 def wait_finished(panel_id, timeout: float = 30.0) -> Panel:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import nullcontext
 
 from django.core.management.base import BaseCommand, CommandError
 from rich.console import Console
@@ -47,7 +48,7 @@ class Command(BaseCommand):
             raise CommandError("--debates must be at least 1.")
         console = Console(file=self.stderr if as_json else self.stdout, highlight=False)
         with command_worker(console.print, "debate-calibrate", always=worker == "start") \
-                if worker != "external" else _nothing():
+                if worker != "external" else nullcontext():
             try:
                 started = calibration_start(count=debates, models=models, rounds=rounds,
                                             word_limit=word_limit)
@@ -86,11 +87,3 @@ class Command(BaseCommand):
                               "reporting on the finished ones.[/yellow]")
                 return
             time.sleep(POLL_SECONDS)
-
-
-class _nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
