@@ -1,5 +1,8 @@
 """The JSON API under /api/: one NinjaAPI, a router per mode (from the mode registry), errors
-as ``{"detail": "..."}`` (rules: :mod:`arena.errors`; validation: 422 naming each field)."""
+as ``{"detail": "..."}`` (rules: :mod:`arena.errors`; validation: 422 naming each field).
+
+A seed whose contract paths lie outside /api/ (seed 002's ``/battles/...``) builds its own
+NinjaAPI with :func:`answer_errors_as_detail` and mounts it through ``Mode.root_urls``."""
 
 from __future__ import annotations
 
@@ -10,22 +13,28 @@ from ninja.errors import ValidationError
 from arena.errors import RuleError, api_rule_error
 from arena.modes import modes
 
-api = NinjaAPI(title="Arena API", version="1.0", urls_namespace="api")
+
+def answer_errors_as_detail(api: NinjaAPI) -> NinjaAPI:
+    """Install the platform's error answers on a NinjaAPI: a broken rule and a validation
+    error both become ``{"detail": "..."}`` (validation: 422 naming each field)."""
+
+    @api.exception_handler(RuleError)
+    def rule_error(request: HttpRequest, exc: RuleError):
+        return api_rule_error(api, request, exc)
+
+    @api.exception_handler(ValidationError)
+    def validation_error(request: HttpRequest, exc: ValidationError):
+        problems = []
+        for error in exc.errors:
+            loc = [str(part) for part in error.get("loc", []) if part not in ("body", "payload")]
+            where = ".".join(loc)
+            problems.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
+        return api.create_response(request, {"detail": "; ".join(problems)}, status=422)
+
+    return api
 
 
-@api.exception_handler(RuleError)
-def rule_error(request: HttpRequest, exc: RuleError):
-    return api_rule_error(api, request, exc)
-
-
-@api.exception_handler(ValidationError)
-def validation_error(request: HttpRequest, exc: ValidationError):
-    problems = []
-    for error in exc.errors:
-        loc = [str(part) for part in error.get("loc", []) if part not in ("body", "payload")]
-        where = ".".join(loc)
-        problems.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
-    return api.create_response(request, {"detail": "; ".join(problems)}, status=422)
+api = answer_errors_as_detail(NinjaAPI(title="Arena API", version="1.0", urls_namespace="api"))
 
 
 models_router = Router(tags=["models"])

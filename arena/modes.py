@@ -58,6 +58,7 @@ class Mode:
     websocket_routes: str | None = None  # dotted path of a list of URL patterns
     beat: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     figures: str | None = None  # dotted path of a callable returning its home-page Figures
+    root_urls: str | None = None  # URLconf mounted at the site root (a seed's own paths)
 
     def __post_init__(self) -> None:
         if not self.path.endswith("/") or self.path.startswith("/"):

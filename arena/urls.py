@@ -20,6 +20,7 @@ urlpatterns = [
     *(path(m.path, include(m.urls)) if m.is_open
       else path(m.path, coming_soon, {"mode": m.label}, name=m.key)
       for m in modes()),
+    *(path("", include(m.root_urls)) for m in modes() if m.is_open and m.root_urls),
 ]
 
 handler404 = "arena.views.page_not_found"
