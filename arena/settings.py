@@ -398,3 +398,16 @@ ARENA_DEBATE_REQUESTS_PER_HOUR = env_int("ARENA_DEBATE_REQUESTS_PER_HOUR", 100, 
 ARENA_DEBATE_DAILY_SPEND_USD = env_float("ARENA_DEBATE_DAILY_SPEND_USD", 0.0)
 # A running debate untouched this long whose last step finished is moved on.
 ARENA_DEBATE_STALE_SECONDS = env_int("ARENA_DEBATE_STALE_SECONDS", 300, minimum=30)
+
+# --- voice-agent battles (agents/) ------------------------------------------------------
+# Where both sides of every call are recorded (16 kHz WAV), one folder per battle.
+ARENA_VOICE_MEDIA_DIR = Path(env_str("ARENA_VOICE_MEDIA_DIR") or VAR_DIR / "media" / "voice")
+# Who transcribes the recordings: "local" (Whisper tiny.en), "openai", or "auto" (OpenAI
+# when OPENAI_API_KEY is set, else local).
+ARENA_VOICE_TRANSCRIBER = env_str("ARENA_VOICE_TRANSCRIBER", "auto")
+ARENA_VOICE_OPENAI_BASE_URL = env_str("ARENA_VOICE_OPENAI_BASE_URL", "https://api.openai.com/v1")
+ARENA_VOICE_OPENAI_TRANSCRIBE_MODEL = env_str("ARENA_VOICE_OPENAI_TRANSCRIBE_MODEL",
+                                              "gpt-4o-mini-transcribe")
+# Judges finished calls (empty or unavailable: the first available model).
+ARENA_VOICE_JUDGE_MODEL = env_str("ARENA_VOICE_JUDGE_MODEL", "")
+ARENA_VOICE_BATTLES_PER_HOUR = env_int("ARENA_VOICE_BATTLES_PER_HOUR", 30, minimum=0)

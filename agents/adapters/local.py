@@ -1,0 +1,216 @@
+"""The offline demo agent: a cascade of local parts behind the adapter interface.
+
+Caller audio → Silero VAD decides when the caller's turn ends → Whisper tiny.en writes what
+they said → the scenario's simulated tools answer with their canned results when the
+caller's words call for them → a local LLM (through :mod:`arena.llm`) replies, streamed, and
+each finished sentence is spoken by eSpeak NG at once → 16 kHz PCM paced in real time
+(a few frames ahead, for the network). When the caller starts talking over the agent, its
+audio stops (barge-in).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import re
+from collections import deque
+
+from agents.adapters.base import (
+    AgentAdapter,
+    AgentStatus,
+    AgentUnavailable,
+    AudioChunk,
+    ToolCallEvent,
+    TranscriptUpdate,
+)
+from agents.speech.audio import FRAME_MS, frames
+
+VOICE_RULES = (
+    "You are on a phone call and everything you write is read aloud. Reply in one or two "
+    "short sentences, with no lists, markdown or emoji."
+)
+REPLY_TOKENS = 80
+HISTORY_MESSAGES = 12
+LEAD_FRAMES = 3  # sent ahead of real time, so network jitter never starves the player
+PREROLL_FRAMES = 15  # 300 ms kept before the caller's speech is detected
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+MODEL_FAILED = "The agent's language model failed: {reason}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Brief:
+    """What an agent is told about the scenario (the same for every agent of a battle)."""
+
+    system_prompt: str
+    first_message: str
+    tools: list[dict]
+
+
+class LocalCascadeAdapter(AgentAdapter):
+    def __init__(self, *, brief: Brief, endpoint, voice: str = "en-us",  # noqa: ANN001
+                 rate: int = 170) -> None:
+        super().__init__()
+        self.brief = brief
+        self.endpoint = endpoint
+        self.voice = voice
+        self.rate = rate
+        self.history: list[dict] = []
+        self.tool_results: list[str] = []
+        self._called: set[str] = set()
+        self._endpointer = None
+        self._utterance = bytearray()
+        self._preroll: deque[bytes] = deque(maxlen=PREROLL_FRAMES)
+        self._reply: asyncio.Task | None = None
+        self._speech: asyncio.Queue[str | None] | None = None
+        self._speaker: asyncio.Task | None = None
+        self._play_until = 0.0
+        self._speaking = False
+
+    async def start(self) -> None:
+        from agents.speech.stt import stt_problem
+        from agents.speech.tts import tts_problem
+        from agents.speech.vad import Endpointer
+
+        problem = await asyncio.to_thread(lambda: stt_problem() or tts_problem())
+        if problem:
+            raise AgentUnavailable(problem)
+        self._endpointer = Endpointer()
+        if self.brief.first_message:
+            self.history.append({"role": "assistant", "content": self.brief.first_message})
+            self.emit(TranscriptUpdate("agent", self.brief.first_message))
+            self._say(self.brief.first_message)
+            self._say(None)
+
+    async def send_audio(self, pcm: bytes) -> None:
+        if self.ended is not None or self._endpointer is None:
+            return
+        events = self._endpointer.feed(pcm)
+        if "start" in events:
+            self._barge_in()
+            self._utterance = bytearray(b"".join(self._preroll))
+            self._preroll.clear()
+        if self._endpointer.speaking or "end" in events:
+            self._utterance.extend(pcm)
+        else:
+            self._preroll.append(pcm)
+        if "end" in events:
+            heard, self._utterance = bytes(self._utterance), bytearray()
+            self._reply = asyncio.create_task(self._answer(heard))
+
+    async def end(self) -> None:
+        for task in (self._reply, self._speaker):
+            if task is not None:
+                task.cancel()
+        self.finish("caller ended the call")
+
+    # -- speaking -----------------------------------------------------------------------
+
+    def _say(self, sentence: str | None) -> None:
+        """Queue a sentence (``None``: the reply is complete) for the speaker task."""
+        if self._speaker is None or self._speaker.done():
+            self._speech = asyncio.Queue()
+            self._speaker = asyncio.create_task(self._speak_queue(self._speech))
+        self._speech.put_nowait(sentence)
+
+    async def _speak_queue(self, queue: asyncio.Queue[str | None]) -> None:
+        """Speak queued sentences back to back, paced in real time; after ``None``, wait
+        for the audio to play out and say the agent listens again."""
+        from agents.speech.tts import synthesize
+
+        loop = asyncio.get_running_loop()
+        while True:
+            sentence = await queue.get()
+            if sentence is None:
+                if self._speaking:
+                    await asyncio.sleep(max(0.0, self._play_until - loop.time()))
+                    self._speaking = False
+                    self.emit(AgentStatus("listening"))
+                continue
+            pcm = await asyncio.to_thread(synthesize, sentence, voice=self.voice,
+                                          rate=self.rate)
+            if not self._speaking:
+                self._speaking = True
+                self.emit(AgentStatus("speaking"))
+                self._play_until = loop.time()
+            for frame in frames(pcm):
+                ahead = self._play_until - loop.time() - LEAD_FRAMES * FRAME_MS / 1000
+                if ahead > 0:
+                    await asyncio.sleep(ahead)
+                self.emit(AudioChunk(frame))
+                self._play_until = max(self._play_until, loop.time()) + FRAME_MS / 1000
+
+    def _barge_in(self) -> None:
+        """The caller started talking: stop the agent's reply and its audio."""
+        busy = self._speaking or (self._reply is not None and not self._reply.done())
+        for task in (self._reply, self._speaker):
+            if task is not None:
+                task.cancel()
+        self._speaker = None
+        self._speaking = False
+        if busy:
+            self.emit(AgentStatus("interrupted"))
+
+    # -- thinking -----------------------------------------------------------------------
+
+    async def _answer(self, heard: bytes) -> None:
+        from agents.speech.stt import transcribe
+        from arena.llm import LLMError, stream_chat
+
+        self.emit(AgentStatus("thinking"))
+        text = await asyncio.to_thread(transcribe, heard)
+        if not text:
+            self.emit(AgentStatus("listening"))
+            return
+        self.emit(TranscriptUpdate("user", text))
+        self.history.append({"role": "user", "content": text})
+        self._use_tools(text)
+        pending = ""
+        spoken: list[str] = []
+
+        def on_delta(delta: str) -> None:
+            nonlocal pending
+            pending += delta
+            *sentences, pending = SENTENCE_END.split(pending)
+            for sentence in sentences:
+                if sentence.strip():
+                    spoken.append(sentence.strip())
+                    self._say(sentence.strip())
+
+        def on_restart() -> None:
+            nonlocal pending
+            pending = ""
+
+        endpoint = dataclasses.replace(self.endpoint, system_prompt=self._system_prompt(),
+                                       max_tokens=REPLY_TOKENS)
+        try:
+            await stream_chat(endpoint, self.history[-HISTORY_MESSAGES:], on_delta=on_delta,
+                              on_restart=on_restart)
+        except LLMError as exc:
+            self.finish("the agent failed", MODEL_FAILED.format(reason=exc.user_message))
+            return
+        if pending.strip():
+            spoken.append(pending.strip())
+            self._say(pending.strip())
+        self._say(None)
+        reply = " ".join(spoken)
+        self.history.append({"role": "assistant", "content": reply})
+        self.emit(TranscriptUpdate("agent", reply))
+
+    def _use_tools(self, text: str) -> None:
+        words = text.lower()
+        for tool in self.brief.tools:
+            name = tool.get("name", "")
+            triggers = [str(t).lower() for t in tool.get("triggers", [])]
+            if name in self._called or not any(t in words for t in triggers):
+                continue
+            self._called.add(name)
+            result = tool.get("result")
+            self.tool_results.append(f"{name}: {json.dumps(result)}")
+            self.emit(ToolCallEvent(name, {"caller_said": text}, result))
+
+    def _system_prompt(self) -> str:
+        parts = [self.brief.system_prompt, VOICE_RULES]
+        if self.tool_results:
+            parts.append("Results from your tools:\n" + "\n".join(self.tool_results))
+        return "\n\n".join(parts)

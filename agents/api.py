@@ -1,0 +1,169 @@
+"""Seed 002's voice-battle API at its own paths (outside /api/, as the seed writes them):
+``POST /battles/generate``, ``GET /battles/{id}``, ``POST /battles/{id}/vote`` and
+``GET /battles/{id}/agent-metrics``; the audio goes through ``WS
+/battles/{id}/agent-stream?agent=a|b`` (:mod:`agents.consumers`). Thin: parse, call a
+service or selector, shape. OpenAPI at ``/voice-api/openapi.json``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from django.conf import settings
+from django.http import HttpRequest
+from ninja import Field, NinjaAPI, Router, Schema
+
+from agents import selectors, services
+from arena.api import answer_errors_as_detail
+from arena.errors import RuleError, errors
+from arena.inputs import parse_uuid
+from arena.ratelimit import visitor_limit
+from arena.sessions import session_key_for
+
+router = Router(tags=["voice battles"])
+ONLY_AGENT = "Only agent battles are generated here (battle_type \"agent\"); text battles " \
+             "start at POST /api/battles."
+
+
+class GenerateIn(Schema):
+    battle_type: str = Field("agent", description='Seed 002: "agent".')
+
+
+class ScenarioOut(Schema):
+    id: str
+    name: str
+    category: str
+    difficulty: str
+    description_for_user: str
+    adversarial_turns: list[str]
+    max_turns: int
+    max_duration_seconds: int
+
+
+class AgentSlotOut(Schema):
+    label: str
+    stream_url: str
+
+
+class ConversationOut(Schema):
+    status: str
+    turns: int
+    duration_seconds: float | None
+    end_reason: str
+    error: str
+    transcript: list[dict[str, str | None]]
+
+
+class VoteOut(Schema):
+    overall: str
+    sub_votes: dict[str, str]
+
+
+class RevealOut(Schema):
+    name: str
+    provider: str
+    provider_name: str
+    architecture: str
+    architecture_name: str
+    components: dict[str, str]
+    offline_demo: bool
+
+
+class BattleOut(Schema):
+    battle_id: str
+    battle_type: str
+    status: str
+    error: str
+    scenario: ScenarioOut
+    agents: list[AgentSlotOut]
+    offline_demo: bool = Field(description="Both agents are the offline demo agent.")
+    conversations: dict[str, ConversationOut | None]
+    vote: VoteOut | None
+    reveal: dict[str, RevealOut] | None
+
+
+class VoteIn(Schema):
+    overall: Literal["a", "b", "tie"]
+    sub_votes: dict[str, Literal["a", "b", "tie"]] = Field(
+        default_factory=dict, description="naturalness, speed, understanding, helpfulness.")
+
+
+class LatencyOut(Schema):
+    avg_ms: float | None
+    p50_ms: float | None
+    p95_ms: float | None
+    first_response_ms: float | None
+    turn_gaps_ms: list[float]
+    provider_reported: dict | None
+
+
+class EvaluationOut(Schema):
+    task_success: bool | None
+    coherence: float | None
+    instruction_following: float | None
+    hallucination_count: int | None
+    reason: str
+    joint_goal_accuracy: float | None
+    slots: dict[str, bool]
+    containment: bool | None
+    turns_to_completion: int | None
+
+
+class ConversationMetricsOut(Schema):
+    duration_seconds: float | None
+    turns: int
+    stages: dict[str, str]
+    errors: dict[str, str]
+    latency: LatencyOut | None
+    transcript: str | None
+    evaluation: EvaluationOut | None
+
+
+class MetricsOut(Schema):
+    battle_id: str
+    status: Literal["computing", "partial", "complete"]
+    conversations: dict[str, ConversationMetricsOut]
+    reveal: dict[str, RevealOut]
+
+
+def _battle(request: HttpRequest, battle_id: str):
+    return services.battle_owned(
+        battle_id=parse_uuid(battle_id), session_key=session_key_for(request, create=False))
+
+
+@router.post("/battles/generate", response={200: BattleOut, **errors(422, 429, 503)})
+def generate(request: HttpRequest, payload: GenerateIn):
+    """Pick a scenario and two agents that can take calls (two providers when there are)."""
+    if payload.battle_type != "agent":
+        raise RuleError(ONLY_AGENT, status=422)
+    visitor_limit(request, action="voice_battle", limit=settings.ARENA_VOICE_BATTLES_PER_HOUR,
+                  per="hour")
+    battle = services.battle_generate(session_key=session_key_for(request))
+    return selectors.battle_payload(battle)
+
+
+@router.get("/battles/{battle_id}", response={200: BattleOut, **errors(404)})
+def battle_detail(request: HttpRequest, battle_id: str):
+    """The battle as its owner sees it; the agents are named only after the vote."""
+    return selectors.battle_payload(_battle(request, battle_id))
+
+
+@router.post("/battles/{battle_id}/vote", response={200: BattleOut, **errors(404, 409, 422)})
+def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
+    """One vote per battle, after both conversations; reveals the agents."""
+    services.battle_vote(battle_id=parse_uuid(battle_id),
+                         session_key=session_key_for(request, create=False),
+                         overall=payload.overall, sub_votes=payload.sub_votes)
+    return selectors.battle_payload(_battle(request, battle_id))
+
+
+@router.get("/battles/{battle_id}/agent-metrics",
+            response={200: MetricsOut, **errors(404, 409)})
+def agent_metrics(request: HttpRequest, battle_id: str):
+    """``computing``, then ``partial`` (latency first), then ``complete``."""
+    return selectors.metrics_payload(_battle(request, battle_id))
+
+
+api = answer_errors_as_detail(NinjaAPI(
+    title="Arena voice-battle API", version="1.0", urls_namespace="voice-api",
+    openapi_url="/voice-api/openapi.json", docs_url="/voice-api/docs"))
+api.add_router("", router)

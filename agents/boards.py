@@ -1,0 +1,86 @@
+"""The voice-agent boards (seed 002): ``agent`` rates every voted battle across
+architectures; ``agent-<architecture>`` rates the battles whose two agents share that
+architecture (seed 002's within-type rating). Subjects are agent configurations (by slug).
+
+The architecture boards are those of the agents in ``fixtures/voice/agents.yaml`` (a board
+registers at start-up, before the database is read).
+"""
+
+from __future__ import annotations
+
+from django.db.models import Case, CharField, Value, When
+
+from agents.library import VOICE_FIXTURES
+from agents.models import AgentBattle, AgentConfiguration, AgentVote, Architecture
+from agents.signals import agent_vote_recorded
+from leaderboard.boards import (
+    Board,
+    Subject,
+    grouped_outcomes,
+    ordered_outcomes,
+    register_board,
+    subject_grouped_outcomes,
+)
+
+PAIR = {"model_a": "battle__config_a__slug", "model_b": "battle__config_b__slug"}
+EXPORT_COLUMNS = ("model_a", "model_b", "winner", "battle_id", "created_at")
+WINNER = Case(When(overall="a", then=Value("model_a")), When(overall="b", then=Value("model_b")),
+              default=Value("tie"), output_field=CharField())
+
+
+def _fixture_architectures() -> list[str]:
+    import yaml
+
+    agents = yaml.safe_load((VOICE_FIXTURES / "agents.yaml").read_text())["agents"]
+    return sorted({a.get("architecture", "cascade") for a in agents})
+
+
+def _subjects(keys: list[str]) -> dict[str, Subject]:
+    return {c.slug: Subject(key=c.slug, name=c.name, organization=c.get_provider_display(),
+                            license=c.get_architecture_type_display())
+            for c in AgentConfiguration.objects.filter(slug__in=keys)}
+
+
+def _board(name: str, title: str, description: str, order: int,
+           architecture: str | None = None) -> Board:
+    def counted():
+        votes = AgentVote.objects.all()
+        if architecture is not None:
+            votes = votes.filter(battle__config_a__architecture_type=architecture,
+                                 battle__config_b__architecture_type=architecture)
+        return votes.annotate(winner=WINNER)
+
+    def export_rows():
+        rows = counted().order_by("created_at").values_list(
+            PAIR["model_a"], PAIR["model_b"], "winner", "battle_id", "created_at")
+        for row in rows.iterator(chunk_size=20_000):
+            yield dict(zip(EXPORT_COLUMNS, (*row[:3], str(row[3]), row[4]), strict=True))
+
+    def from_signal(*, vote: AgentVote, **_kwargs):
+        battle = vote.battle
+        a, b = battle.config_a, battle.config_b
+        if architecture is not None and not (
+                a.architecture_type == b.architecture_type == architecture):
+            return None
+        return a.slug, b.slug, vote.winner, vote.created_at
+
+    return register_board(Board(
+        name=name, title=title, description=description,
+        outcomes=lambda: grouped_outcomes(counted(), **PAIR),
+        subject_outcomes=lambda s: subject_grouped_outcomes(counted(), s, **PAIR),
+        ordered_outcomes=lambda since=None: ordered_outcomes(counted(), since=since, **PAIR),
+        export_rows=export_rows, subjects=_subjects,
+        counts=lambda: {"battles": AgentBattle.objects.count(), "votes": counted().count()},
+        signal=agent_vote_recorded, outcome_from_signal=from_signal, order=order))
+
+
+AGENT_BOARD = _board(
+    "agent", "Voice agents",
+    "Each voice battle's overall vote (A, B or tie) between its two agents, across "
+    "architectures, rated with Bradley–Terry.", 40)
+ARCHITECTURE_BOARDS = [
+    _board(f"agent-{arch.replace('_', '-')}", f"Voice agents: {Architecture(arch).label}",
+           f"Voice battles between two {Architecture(arch).label} agents only.", 41 + i,
+           architecture=arch)
+    for i, arch in enumerate(_fixture_architectures())
+]

@@ -1,0 +1,90 @@
+"""``WS /battles/{id}/agent-stream?agent=a|b``: the caller's side of the audio proxy.
+
+Only the session that owns the battle may connect, only to a free slot (A first, then B).
+A refusal is accepted, explained in one JSON message and closed with ``4000 + status``
+(4404, 4409...), so the page can say why.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from agents.proxy import CALLER_ENDED, CALLER_LEFT, CallSession
+from arena.errors import RuleError
+
+
+def _open(*, battle_id: str, label: str, session_key: str | None):
+    from agents import services
+    from agents.adapters import adapter_for
+    from agents.adapters.base import AgentUnavailable
+    from arena.inputs import parse_uuid
+
+    conversation = services.conversation_open(
+        battle_id=parse_uuid(battle_id), label=label,
+        session_key=session_key)
+    try:
+        adapter = adapter_for(conversation.agent_config, conversation.scenario)
+    except AgentUnavailable as exc:
+        adapter = _Unavailable(str(exc))
+    return conversation, adapter
+
+
+class _Unavailable:
+    """Stands in for an adapter that could not be built: the call ends at once, explained."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        self.ended = None
+
+    async def start(self) -> None:
+        from agents.adapters.base import AgentUnavailable
+
+        raise AgentUnavailable(self.reason)
+
+    async def end(self) -> None:
+        pass
+
+
+class AgentStreamConsumer(AsyncWebsocketConsumer):
+    call: CallSession | None = None
+
+    async def connect(self) -> None:
+        await self.accept()
+        session = self.scope.get("session")
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        try:
+            conversation, adapter = await database_sync_to_async(_open)(
+                battle_id=self.scope["url_route"]["kwargs"]["battle_id"],
+                label=(query.get("agent") or [""])[0].lower(),
+                session_key=session.session_key if session is not None else None)
+        except RuleError as exc:
+            await self.send(text_data=json.dumps({"type": "error", "detail": exc.message,
+                                                  "status": exc.status}))
+            await self.close(code=4000 + exc.status)
+            return
+        self.call = CallSession(conversation=conversation, adapter=adapter,
+                                send_bytes=lambda pcm: self.send(bytes_data=pcm),
+                                send_json=lambda data: self.send(text_data=json.dumps(data)),
+                                close=self.close)
+        await self.call.start()
+
+    async def receive(self, text_data=None, bytes_data=None) -> None:
+        if self.call is None:
+            return
+        if bytes_data is not None:
+            await self.call.caller_audio(bytes_data)
+            return
+        try:
+            message = json.loads(text_data or "")
+        except ValueError:
+            message = None
+        if isinstance(message, dict) and message.get("type") == "end":
+            await self.call.finish(CALLER_ENDED)
+
+    async def disconnect(self, code) -> None:
+        if self.call is not None:
+            await self.call.finish(CALLER_LEFT)

@@ -1,0 +1,207 @@
+"""The evaluation of a conversation, one platform step per stage (seed 002's pipeline):
+
+* ``latency`` — turn gaps measured from the two recordings with VAD (agent speech onset −
+  caller speech offset): average, p50, p95 and the first response, the same for every
+  provider, whatever the provider reports;
+* ``transcript`` — both recordings transcribed by the configured transcriber, speech
+  stretch by stretch, interleaved in time;
+* ``judge`` (after the vote) — the LLM judge's task success, coherence, instruction
+  following and hallucinations against the scenario's success criteria, plus joint goal
+  accuracy, containment and turns to completion (deterministic, :mod:`agents.slots`).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from agents import services, slots
+from agents.models import AgentConversation, EvaluationStage, StageKind
+from agents.speech import vad
+from agents.speech.audio import SAMPLE_BYTES, SAMPLE_RATE, read_wav
+from arena import aio
+from arena.steps import StepStatus, release_database, step_claim, step_lease, step_save
+
+logger = logging.getLogger(__name__)
+
+RECORDING_MISSING = "The recording of this conversation is missing."
+NO_JUDGE = "No model is available to judge this conversation."
+JUDGE_FAILED = "The judge could not rate this conversation: {reason}"
+TRANSCRIBE_MERGE_MS = 600  # pauses shorter than this stay in one transcribed stretch
+
+JUDGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "task_success": {"type": "boolean"},
+        "coherence": {"type": "number"},
+        "instruction_following": {"type": "number"},
+        "hallucination_count": {"type": "integer"},
+        "reason": {"type": "string"},
+    },
+    "required": ["task_success", "coherence", "instruction_following",
+                 "hallucination_count", "reason"],
+}
+JUDGE_SYSTEM = (
+    "You evaluate a phone call between a caller and an AI voice agent. Judge only from the "
+    "transcript and the scenario. task_success: the success criteria were met. coherence and "
+    "instruction_following: 0 to 1. hallucination_count: statements of fact the agent made "
+    "that the scenario and tool results do not support. reason: one or two sentences."
+)
+
+
+def recordings_dir() -> Path:
+    return Path(settings.ARENA_VOICE_MEDIA_DIR)
+
+
+def _tracks(conversation: AgentConversation) -> tuple[bytes, bytes]:
+    base = recordings_dir()
+    try:
+        return (read_wav(base / conversation.user_audio_path),
+                read_wav(base / conversation.agent_audio_path))
+    except (OSError, ValueError, EOFError):
+        raise FileNotFoundError(RECORDING_MISSING) from None
+
+
+def stage_run(*, stage_id: str, generation: int) -> None:
+    if not step_claim(EvaluationStage, stage_id, generation):
+        return
+    stage = EvaluationStage.objects.select_related(
+        "conversation__scenario", "conversation__battle").get(pk=stage_id)
+    runner = {StageKind.LATENCY: _measure_latency, StageKind.TRANSCRIPT: _transcribe,
+              StageKind.JUDGE: _judge}[stage.kind]
+    conversation = stage.conversation
+    release_database()
+    try:
+        with step_lease(EvaluationStage, stage_id, generation):
+            fields, extra = runner(conversation)
+    except FileNotFoundError as exc:
+        _finish(stage, generation, StepStatus.FAILED, error=str(exc))
+        return
+    except StageFailed as exc:
+        _finish(stage, generation, StepStatus.FAILED, error=str(exc))
+        return
+    _finish(stage, generation, StepStatus.DONE, results=fields, **extra)
+
+
+class StageFailed(Exception):
+    """The message is safe to show."""
+
+
+def _finish(stage: EvaluationStage, generation: int, status: str, *,
+            results: dict | None = None, **fields) -> None:
+    """Save the stage and its results together, only if this job still owns the stage."""
+    with transaction.atomic():
+        if not step_save(EvaluationStage, stage.pk, generation, status=status, **fields):
+            return
+        if results:
+            AgentConversation.objects.filter(pk=stage.conversation_id).update(**results)
+        services.evaluation_advance(battle_id=stage.conversation.battle_id)
+
+
+def _measure_latency(conversation: AgentConversation) -> tuple[dict, dict]:
+    caller, agent = _tracks(conversation)
+    gaps = vad.turn_gaps(vad.speech_segments(caller), vad.speech_segments(agent))
+    summary = vad.latency_summary(gaps)
+    return {
+        "turn_gaps_json": [{"caller_stopped": round(g.caller_stopped, 3),
+                            "agent_started": round(g.agent_started, 3), "gap_ms": g.ms}
+                           for g in gaps],
+        "avg_response_latency_ms": summary["avg_ms"], "p50_latency_ms": summary["p50_ms"],
+        "p95_latency_ms": summary["p95_ms"], "ttfb_avg_ms": summary["first_ms"],
+    }, {}
+
+
+def _transcribe(conversation: AgentConversation) -> tuple[dict, dict]:
+    from agents.transcribers import TranscriberFailed, transcriber
+
+    caller, agent = _tracks(conversation)
+    stretches = sorted(
+        [(start, end, "user", caller) for start, end in
+         vad.speech_segments(caller, min_silence_ms=TRANSCRIBE_MERGE_MS)]
+        + [(start, end, "agent", agent) for start, end in
+           vad.speech_segments(agent, min_silence_ms=TRANSCRIBE_MERGE_MS)])
+    engine = transcriber()
+    lines = []
+    try:
+        for start, end, role, pcm in stretches:
+            piece = pcm[int(start * SAMPLE_RATE) * SAMPLE_BYTES:int(end * SAMPLE_RATE)
+                        * SAMPLE_BYTES]
+            text = engine.transcribe(piece)
+            if text:
+                lines.append(slots.Line(role, text))
+    except TranscriberFailed as exc:
+        raise StageFailed(str(exc)) from None
+    return {"transcript_full": slots.format_transcript(lines)}, {}
+
+
+def _judge_lines(conversation: AgentConversation) -> list[slots.Line]:
+    lines = slots.parse_transcript(conversation.transcript_full)
+    if lines:
+        return lines
+    return [slots.Line(t.get("role", ""), t.get("text", "")) for t in conversation.turns_json
+            if t.get("role") in ("user", "agent") and t.get("text")]
+
+
+def _judge(conversation: AgentConversation) -> tuple[dict, dict]:
+    conversation.refresh_from_db()
+    scenario = conversation.scenario
+    lines = _judge_lines(conversation)
+    report = slots.slot_report(scenario.required_slots, lines, conversation.tool_calls_json)
+    fields = {"joint_goal_accuracy": report["accuracy"], "slots_json": report["slots"],
+              "turns_to_completion": report["turns_to_completion"],
+              "containment": slots.contained(lines)}
+    verdict, extra = _llm_verdict(conversation, lines)
+    return {**fields, **verdict}, extra
+
+
+def _llm_verdict(conversation: AgentConversation, lines: list[slots.Line]) -> tuple[dict, dict]:
+    from arena.llm import LLMError, complete_json
+    from arena.selectors import model_endpoint_by_slug
+
+    slug = judge_model()
+    if slug is None:
+        raise StageFailed(NO_JUDGE)
+    scenario = conversation.scenario
+    tools = "\n".join(f"{c.get('name')}: {c.get('result')}"
+                      for c in conversation.tool_calls_json) or "(none)"
+    prompt = (f"Scenario: {scenario.name}\nThe caller's task: {scenario.description_for_user}\n"
+              f"The agent's instructions: {scenario.system_prompt}\n"
+              f"Success criteria: {scenario.success_criteria}\nTool results: {tools}\n\n"
+              f"Transcript:\n{slots.format_transcript(lines) or '(nothing was said)'}")
+    messages = [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": prompt}]
+    try:
+        result = aio.run(complete_json(model_endpoint_by_slug(slug), messages, JUDGE_SCHEMA))
+    except LLMError as exc:
+        raise StageFailed(JUDGE_FAILED.format(reason=exc.user_message)) from None
+    data = result.data
+    return {
+        "task_success": bool(data["task_success"]),
+        "coherence": _unit(data["coherence"]),
+        "instruction_following": _unit(data["instruction_following"]),
+        "hallucination_count": max(0, min(int(data["hallucination_count"]), 100)),
+        "judge_reason": str(data["reason"])[:1000],
+    }, EvaluationStage().usage_fields(result.completion)
+
+
+def _unit(value: object) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    if number > 1 and number <= 10:  # a judge that answered on a 10-point scale
+        number /= 10
+    return round(max(0.0, min(number, 1.0)), 3)
+
+
+def judge_model() -> str | None:
+    """The configured judge (``ARENA_VOICE_JUDGE_MODEL``), else the first available model."""
+    from arena.selectors import model_list_available
+
+    available = [m.slug for m in model_list_available()]
+    wanted = settings.ARENA_VOICE_JUDGE_MODEL
+    if wanted:
+        return wanted if wanted in available else None
+    return available[0] if available else None

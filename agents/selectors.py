@@ -1,0 +1,131 @@
+"""Reads of voice-agent battles: what a battle shows before and after the vote, the
+progressive metrics, the figures of the home page. Nothing names an agent before the vote."""
+
+from __future__ import annotations
+
+from agents.models import (
+    AgentBattle,
+    AgentConfiguration,
+    AgentConversation,
+    AgentVote,
+    ConversationStatus,
+    Provider,
+    StageKind,
+)
+from arena.errors import RuleError
+from arena.modes import Figure
+from arena.steps import StepStatus
+
+VOTE_FIRST = "Vote first: the agents and their metrics are revealed after your vote."
+
+
+def scenario_payload(battle: AgentBattle) -> dict:
+    scenario = battle.scenario
+    return {"id": str(scenario.pk), "name": scenario.name, "category": scenario.category,
+            "difficulty": scenario.difficulty,
+            "description_for_user": scenario.description_for_user,
+            "adversarial_turns": scenario.adversarial_turns,
+            "max_turns": scenario.max_turns,
+            "max_duration_seconds": scenario.max_duration_seconds}
+
+
+def agent_reveal(config: AgentConfiguration) -> dict:
+    return {"name": config.name, "provider": config.provider,
+            "provider_name": config.get_provider_display(),
+            "architecture": config.architecture_type,
+            "architecture_name": config.get_architecture_type_display(),
+            "components": config.components_json, "offline_demo": config.is_offline_demo}
+
+
+def both_offline(battle: AgentBattle) -> bool:
+    """Both agents are the offline demo (saying so names neither)."""
+    return battle.config_a.provider == battle.config_b.provider == Provider.LOCAL
+
+
+def conversation_summary(conversation: AgentConversation | None) -> dict | None:
+    if conversation is None:
+        return None
+    return {"status": conversation.status, "turns": conversation.total_turns,
+            "duration_seconds": conversation.duration_seconds,
+            "end_reason": conversation.end_reason, "error": conversation.error,
+            "transcript": [{"role": t.get("role"), "text": t.get("text")}
+                           for t in conversation.turns_json]}
+
+
+def battle_payload(battle: AgentBattle) -> dict:
+    held = {c.agent_label: c for c in battle.conversations.all()}
+    vote = AgentVote.objects.filter(battle=battle).first()
+    payload = {
+        "battle_id": str(battle.pk), "battle_type": "agent", "status": battle.status,
+        "error": battle.error, "scenario": scenario_payload(battle),
+        "agents": [{"label": label, "stream_url": f"/battles/{battle.pk}/agent-stream"
+                                                  f"?agent={label}"} for label in ("a", "b")],
+        "offline_demo": both_offline(battle),
+        "conversations": {label: conversation_summary(held.get(label)) for label in "ab"},
+        "vote": None, "reveal": None,
+    }
+    if vote is not None:
+        payload["vote"] = {"overall": vote.overall, "sub_votes": vote.sub_votes_json}
+        payload["reveal"] = {"a": agent_reveal(battle.config_a),
+                             "b": agent_reveal(battle.config_b)}
+    return payload
+
+
+def _metrics(conversation: AgentConversation) -> tuple[dict, dict[str, str]]:
+    stages = {s.kind: s for s in conversation.stages.all()}
+
+    def done(kind: str) -> bool:
+        return kind in stages and stages[kind].status == StepStatus.DONE
+
+    c = conversation
+    errors = {s.kind: s.error for s in stages.values() if s.status == StepStatus.FAILED}
+    statuses = {kind: (stages[kind].status if kind in stages else "waiting")
+                for kind in StageKind.values}
+    return {
+        "duration_seconds": c.duration_seconds, "turns": c.total_turns,
+        "stages": statuses, "errors": errors,
+        "latency": {"avg_ms": c.avg_response_latency_ms, "p50_ms": c.p50_latency_ms,
+                    "p95_ms": c.p95_latency_ms, "first_response_ms": c.ttfb_avg_ms,
+                    "turn_gaps_ms": [g["gap_ms"] for g in c.turn_gaps_json],
+                    "provider_reported": c.provider_metrics_json or None}
+        if done(StageKind.LATENCY) else None,
+        "transcript": c.transcript_full if done(StageKind.TRANSCRIPT) else None,
+        "evaluation": {"task_success": c.task_success, "coherence": c.coherence,
+                       "instruction_following": c.instruction_following,
+                       "hallucination_count": c.hallucination_count,
+                       "reason": c.judge_reason, "joint_goal_accuracy": c.joint_goal_accuracy,
+                       "slots": c.slots_json, "containment": c.containment,
+                       "turns_to_completion": c.turns_to_completion}
+        if done(StageKind.JUDGE) else None,
+    }, statuses
+
+
+def metrics_payload(battle: AgentBattle) -> dict:
+    """Seed 002's progressive reveal: ``computing`` → ``partial`` (latency first) →
+    ``complete`` (every stage finished, done or failed)."""
+    if not AgentVote.objects.filter(battle=battle).exists():
+        raise RuleError(VOTE_FIRST, status=409)
+    conversations = battle.conversations.filter(status=ConversationStatus.DONE)
+    found = {c.agent_label: _metrics(c) for c in conversations.prefetch_related("stages")}
+    finished = (StepStatus.DONE, StepStatus.FAILED)
+    statuses = [s for _m, stages in found.values() for s in stages.values()]
+    if statuses and all(s in finished for s in statuses):
+        status = "complete"
+    elif found and all(stages[StageKind.LATENCY] in finished for _m, stages in found.values()):
+        status = "partial"
+    else:
+        status = "computing"
+    return {"battle_id": str(battle.pk), "status": status,
+            "conversations": {label: metrics for label, (metrics, _s) in found.items()},
+            "reveal": {"a": agent_reveal(battle.config_a), "b": agent_reveal(battle.config_b)}}
+
+
+def home_figures() -> list[Figure]:
+    return [Figure("voice battles voted", AgentVote.objects.count()),
+            Figure("scenarios", battle_scenarios_count())]
+
+
+def battle_scenarios_count() -> int:
+    from agents.models import Scenario
+
+    return Scenario.objects.filter(active=True).count()
