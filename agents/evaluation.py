@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from arena.steps import StepStatus, release_database, step_claim, step_lease, st
 logger = logging.getLogger(__name__)
 
 RECORDING_MISSING = "The recording of this conversation is missing."
+UNEXPECTED = "This measurement failed unexpectedly; the error was logged."
 NO_JUDGE = "No model is available to judge this conversation."
 JUDGE_FAILED = "The judge could not rate this conversation: {reason}"
 TRANSCRIBE_MERGE_MS = 600  # pauses shorter than this stay in one transcribed stretch
@@ -77,11 +79,14 @@ def stage_run(*, stage_id: str, generation: int) -> None:
     try:
         with step_lease(EvaluationStage, stage_id, generation):
             fields, extra = runner(conversation)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, StageFailed) as exc:
         _finish(stage, generation, StepStatus.FAILED, error=str(exc))
         return
-    except StageFailed as exc:
-        _finish(stage, generation, StepStatus.FAILED, error=str(exc))
+    except Exception:
+        # A bug, not a provider: retrying would fail the same way, so the stage says so and
+        # the rest of the evaluation goes on.
+        logger.exception("evaluation stage %s (%s) failed", stage_id, stage.kind)
+        _finish(stage, generation, StepStatus.FAILED, error=UNEXPECTED)
         return
     _finish(stage, generation, StepStatus.DONE, results=fields, **extra)
 
@@ -138,11 +143,13 @@ def _transcribe(conversation: AgentConversation) -> tuple[dict, dict]:
 
 
 def _judge_lines(conversation: AgentConversation) -> list[slots.Line]:
-    lines = slots.parse_transcript(conversation.transcript_full)
-    if lines:
-        return lines
-    return [slots.Line(t.get("role", ""), t.get("text", "")) for t in conversation.turns_json
-            if t.get("role") in ("user", "agent") and t.get("text")]
+    """What was said, for the judge and the slots: the call's own turns (what the agent said,
+    as it said it, and what the live recogniser heard) when it has them; otherwise the
+    recordings' transcript. A speech recogniser mishearing a synthetic voice ("Tuesday" from
+    eSpeak as "two Zet") must not count against the agent."""
+    lines = [slots.Line(t.get("role", ""), t.get("text", "")) for t in conversation.turns_json
+             if t.get("role") in ("user", "agent") and t.get("text")]
+    return lines or slots.parse_transcript(conversation.transcript_full)
 
 
 def _judge(conversation: AgentConversation) -> tuple[dict, dict]:
@@ -171,9 +178,10 @@ def _llm_verdict(conversation: AgentConversation, lines: list[slots.Line]) -> tu
               f"The agent's instructions: {scenario.system_prompt}\n"
               f"Success criteria: {scenario.success_criteria}\nTool results: {tools}\n\n"
               f"Transcript:\n{slots.format_transcript(lines) or '(nothing was said)'}")
-    messages = [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": prompt}]
+    endpoint = dataclasses.replace(model_endpoint_by_slug(slug), system_prompt=JUDGE_SYSTEM)
     try:
-        result = aio.run(complete_json(model_endpoint_by_slug(slug), messages, JUDGE_SCHEMA))
+        result = aio.run(complete_json(endpoint, [{"role": "user", "content": prompt}],
+                                       JUDGE_SCHEMA))
     except LLMError as exc:
         raise StageFailed(JUDGE_FAILED.format(reason=exc.user_message)) from None
     data = result.data

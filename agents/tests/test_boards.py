@@ -1,0 +1,70 @@
+"""The voice-agent boards: a vote moves the online Elo at once, and a rating run rates the
+agents by name, across architectures and within one."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from agents.boards import AGENT_BOARD, ARCHITECTURE_BOARDS
+from agents.models import AgentBattle, AgentConfiguration, AgentVote, Provider, Scenario
+from agents.signals import agent_vote_recorded
+from arena.testing.ratings import quiet_rating_runs
+from leaderboard.models import RunTrigger, SnapshotEntry
+from leaderboard.selectors import online_elo_map
+from leaderboard.services import ratings_run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def trio(monkeypatch):
+    from agents.library import library_load
+
+    library_load()
+    runs = quiet_rating_runs(monkeypatch)
+    configs = [AgentConfiguration.objects.create(slug=f"agent-{n}", name=f"Agent {n}",
+                                                 provider=Provider.ECHO,
+                                                 architecture_type=arch)
+               for n, arch in (("one", "cascade"), ("two", "cascade"), ("three", "s2s"))]
+    return configs, runs
+
+
+def _voted(a, b, overall: str) -> AgentVote:
+    battle = AgentBattle.objects.create(session_key="s", scenario=Scenario.objects.first(),
+                                        config_a=a, config_b=b, status="voted")
+    return AgentVote.objects.create(battle=battle, session_key="s", overall=overall)
+
+
+def test_the_boards_are_the_seeds(trio):
+    assert AGENT_BOARD.name == "agent"
+    assert [b.name for b in ARCHITECTURE_BOARDS] == ["agent-cascade"]
+
+
+def test_a_vote_moves_the_online_elo_of_the_right_boards(trio, django_capture_on_commit_callbacks):
+    (one, two, three), runs = trio
+    for a, b in ((one, two), (one, three)):
+        with django_capture_on_commit_callbacks(execute=True):
+            vote = _voted(a, b, "a")
+            agent_vote_recorded.send(sender=AgentVote, vote=vote)
+    overall, cascade = online_elo_map(board="agent"), online_elo_map(board="agent-cascade")
+    assert overall["agent-one"] > max(overall["agent-two"], overall["agent-three"])
+    assert set(cascade) == {"agent-one", "agent-two"}  # the s2s battle is not within-type
+    assert ("agent",) in runs and ("agent-cascade",) in runs
+
+
+def test_a_rating_run_rates_agents_by_name(trio):
+    (one, two, three), _runs = trio
+    for a, b, overall in ((one, two, "a"), (one, two, "a"), (two, one, "tie"),
+                          (three, one, "b"), (two, three, "a")):
+        _voted(a, b, overall)
+    run = ratings_run(trigger=RunTrigger.COMMAND, boards=["agent", "agent-cascade"])
+    assert run.status == "succeeded", run.error
+    entries = {e.subject: e for e in SnapshotEntry.objects.filter(snapshot__board="agent")}
+    assert set(entries) == {"agent-one", "agent-two", "agent-three"}
+    assert entries["agent-one"].name == "Agent one"
+    assert entries["agent-one"].organization.startswith("Echo")
+    assert entries["agent-one"].rating > entries["agent-three"].rating
+    page = Client().get("/leaderboard/?board=agent")
+    assert page.status_code == 200 and b"Agent one" in page.content
+    assert b'href="/models/agent-one/"' not in page.content  # agents have no model page
