@@ -150,3 +150,20 @@ def test_a_pair_prefers_two_providers_and_never_one_agent_twice():
         assert {a.provider, b.provider} == {"local", "vapi"}
     a, b = pick_pair(configs[:2], rng=random.Random(1))
     assert {a.slug, b.slug} == {"l1", "l2"}
+
+
+@pytest.mark.django_db
+def test_validate_agents_says_which_agents_can_take_calls(monkeypatch):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from agents.library import library_load
+
+    library_load()
+    monkeypatch.delenv("RETELL_API_KEY", raising=False)
+    out = StringIO()
+    call_command("validate_agents", stdout=out)
+    text = out.getvalue()
+    assert "retell-default" in text and "Retell needs RETELL_API_KEY" in text
+    assert "local-smollm2" in text and "a voice battle needs two" in text

@@ -300,7 +300,7 @@
       setText("quality", pct(e.coherence) + " · " + pct(e.instruction_following), card);
       setText("hallucinations", String(e.hallucination_count), card);
       setText("containment", (e.containment ? "contained" : "handed on") + " · "
-        + (e.turns_to_completion == null ? "not completed" : e.turns_to_completion + " turns"), card);
+        + (e.turns_to_completion == null ? "not completed" : e.turns_to_completion + " turn" + (e.turns_to_completion === 1 ? "" : "s")), card);
       setText("reason", e.reason, card);
     } else if (failed("judge")) {
       setText("task", failed("judge"), card);

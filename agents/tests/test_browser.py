@@ -1,0 +1,105 @@
+"""The voice page in a real Chromium whose microphone is a WAV file of eSpeak NG speech
+(Chromium's fake capture device): talk to both offline agents through daphne and the proxy,
+vote, and watch the metrics arrive from a real Celery worker. Every wait is Playwright's
+auto-waiting (``expect``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents.models import AgentVote, Scenario
+from agents.speech.audio import silence, write_wav
+from agents.tests.voice_support import CALLER_LINE, VoiceScript, local_agents, speech
+from arena.testing.browser import CHROMIUM, CHROMIUM_ARGS, Chromium, browser_page
+from arena.testing.live import worker_idle
+from arena.testing.ratings import quiet_rating_runs
+from arena.testing.waiting import wait_for
+
+pytestmark = pytest.mark.browser
+SCREENSHOT = Path("/tmp/voice.png")
+
+
+@pytest.fixture(scope="module")
+def microphone_chromium(chromium, tmp_path_factory) -> Iterator[Chromium]:
+    """A second Chromium whose microphone plays the caller's line, then listens (looped)."""
+    wav = tmp_path_factory.mktemp("microphone") / "caller.wav"
+    write_wav(wav, silence(3000) + speech(CALLER_LINE) + silence(25_000))
+    chromium.wake()
+    browser = chromium.browser.browser_type.launch(
+        executable_path=str(CHROMIUM), headless=True,
+        args=[*CHROMIUM_ARGS, "--use-fake-ui-for-media-stream",
+              "--use-fake-device-for-media-stream", f"--use-file-for-fake-audio-capture={wav}",
+              "--autoplay-policy=no-user-gesture-required"])
+    chromium.park()
+    handle = Chromium(browser, chromium.loop)
+    try:
+        yield handle
+    finally:
+        handle.wake()
+        browser.close()
+        handle.park()
+
+
+@pytest.fixture
+def agents(asgi_live_server, celery_worker, fake_openai, settings, monkeypatch):
+    """Two offline agents whose LLM is the fake server (keyless: daphne started before the
+    key was set); the worker reads the recordings where daphne writes them."""
+    quiet_rating_runs(monkeypatch)
+    settings.ARENA_VOICE_MEDIA_DIR = Path(settings.VAR_DIR) / "media" / "voice"
+    fake_openai.reply_text = VoiceScript()
+    fake_openai.api_key = None
+    configs = local_agents(fake_openai)
+    Scenario.objects.exclude(slug="haircut-appointment").update(active=False)
+    yield configs
+    wait_for(worker_idle)
+
+
+def test_talk_to_both_agents_vote_and_watch_the_metrics_arrive(
+        microphone_chromium, agents, asgi_live_server, monkeypatch):
+    from playwright.sync_api import expect
+
+    with browser_page(microphone_chromium, asgi_live_server, monkeypatch,
+                      viewport={"width": 1280, "height": 900}) as page:
+        frames: list[str] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(
+            f if isinstance(f, str) else "")))
+        page.goto("/voice/")
+        expect(page.get_by_test_id("offline-note")).to_be_visible()
+        page.get_by_test_id("start").click()
+        expect(page.get_by_test_id("scenario")).to_contain_text("Haircut appointment")
+        transcript = page.get_by_test_id("transcript")
+        for label in ("a", "b"):
+            page.get_by_test_id(f"talk-{label}").click()
+            expect(page.get_by_test_id("call")).to_contain_text(f"Agent {label.upper()}")
+            # The agent greets, hears the caller's line (the microphone loops it) and answers.
+            expect(transcript.locator("li[data-role=user]").first).to_contain_text(
+                re.compile("john smith", re.I))
+            expect(transcript.locator("li[data-role=agent]").nth(1)).to_contain_text(
+                "booked Tuesday")
+            expect(page.get_by_test_id("agent-state")).to_have_text("listening")  # it spoke
+            page.get_by_test_id("end").click()
+            if label == "a":
+                expect(page.get_by_test_id("transition")).to_contain_text("1 turn")
+        expect(page.get_by_test_id("vote-form")).to_be_visible()
+        page.check("input[name=overall][value=b]")
+        page.check("input[name=speed][value=a]")
+        page.get_by_test_id("vote").click()
+        expect(page.get_by_test_id("reveal-a")).to_contain_text("Local voice-")
+        expect(page.get_by_test_id("reveal-a")).to_contain_text("offline demo agent")
+        expect(page.get_by_test_id("metrics-status")).to_have_attribute(
+            "data-status", "complete", timeout=120_000)
+        for label in ("a", "b"):
+            expect(page.get_by_test_id(f"latency-{label}")).to_contain_text(
+                re.compile(r"avg \d+ ms"))
+            expect(page.get_by_test_id(f"task-{label}")).to_contain_text("succeeded")
+            expect(page.get_by_test_id(f"slots-{label}")).to_contain_text("✓ name")
+        page.screenshot(path=str(SCREENSHOT), full_page=True)
+    vote = AgentVote.objects.get()
+    assert vote.overall == "b" and vote.sub_votes_json == {"speed": "a"}
+    # Nothing that travelled before the vote named an agent.
+    names = [c.name for c in agents] + [c.slug for c in agents]
+    assert frames and not [n for n in names for f in frames if n in f]
