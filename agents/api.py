@@ -24,11 +24,11 @@ ONLY_AGENT = "Only agent battles are generated here (battle_type \"agent\"); tex
              "start at POST /api/battles."
 
 
-class GenerateIn(Schema):
+class VoiceGenerateIn(Schema):
     battle_type: str = Field("agent", description='Seed 002: "agent".')
 
 
-class ScenarioOut(Schema):
+class VoiceScenarioOut(Schema):
     id: str
     name: str
     category: str
@@ -39,12 +39,12 @@ class ScenarioOut(Schema):
     max_duration_seconds: int
 
 
-class AgentSlotOut(Schema):
+class VoiceAgentSlotOut(Schema):
     label: str
     stream_url: str
 
 
-class ConversationOut(Schema):
+class VoiceConversationOut(Schema):
     status: str
     turns: int
     duration_seconds: float | None
@@ -53,12 +53,12 @@ class ConversationOut(Schema):
     transcript: list[dict[str, str | None]]
 
 
-class VoteOut(Schema):
+class VoiceVoteOut(Schema):
     overall: str
     sub_votes: dict[str, str]
 
 
-class RevealOut(Schema):
+class VoiceRevealOut(Schema):
     name: str
     provider: str
     provider_name: str
@@ -68,26 +68,26 @@ class RevealOut(Schema):
     offline_demo: bool
 
 
-class BattleOut(Schema):
+class VoiceBattleOut(Schema):
     battle_id: str
     battle_type: str
     status: str
     error: str
-    scenario: ScenarioOut
-    agents: list[AgentSlotOut]
+    scenario: VoiceScenarioOut
+    agents: list[VoiceAgentSlotOut]
     offline_demo: bool = Field(description="Both agents are the offline demo agent.")
-    conversations: dict[str, ConversationOut | None]
-    vote: VoteOut | None
-    reveal: dict[str, RevealOut] | None
+    conversations: dict[str, VoiceConversationOut | None]
+    vote: VoiceVoteOut | None
+    reveal: dict[str, VoiceRevealOut] | None
 
 
-class VoteIn(Schema):
+class VoiceVoteIn(Schema):
     overall: Literal["a", "b", "tie"]
     sub_votes: dict[str, Literal["a", "b", "tie"]] = Field(
         default_factory=dict, description="naturalness, speed, understanding, helpfulness.")
 
 
-class LatencyOut(Schema):
+class VoiceLatencyOut(Schema):
     avg_ms: float | None
     p50_ms: float | None
     p95_ms: float | None
@@ -96,7 +96,7 @@ class LatencyOut(Schema):
     provider_reported: dict | None
 
 
-class EvaluationOut(Schema):
+class VoiceEvaluationOut(Schema):
     task_success: bool | None
     coherence: float | None
     instruction_following: float | None
@@ -108,21 +108,21 @@ class EvaluationOut(Schema):
     turns_to_completion: int | None
 
 
-class ConversationMetricsOut(Schema):
+class VoiceConversationMetricsOut(Schema):
     duration_seconds: float | None
     turns: int
     stages: dict[str, str]
     errors: dict[str, str]
-    latency: LatencyOut | None
+    latency: VoiceLatencyOut | None
     transcript: str | None
-    evaluation: EvaluationOut | None
+    evaluation: VoiceEvaluationOut | None
 
 
-class MetricsOut(Schema):
+class VoiceMetricsOut(Schema):
     battle_id: str
     status: Literal["computing", "partial", "complete"]
-    conversations: dict[str, ConversationMetricsOut]
-    reveal: dict[str, RevealOut]
+    conversations: dict[str, VoiceConversationMetricsOut]
+    reveal: dict[str, VoiceRevealOut]
 
 
 def _battle(request: HttpRequest, battle_id: str):
@@ -130,8 +130,8 @@ def _battle(request: HttpRequest, battle_id: str):
         battle_id=parse_uuid(battle_id), session_key=session_key_for(request, create=False))
 
 
-@router.post("/battles/generate", response={200: BattleOut, **errors(422, 429, 503)})
-def generate(request: HttpRequest, payload: GenerateIn):
+@router.post("/battles/generate", response={200: VoiceBattleOut, **errors(422, 429, 503)})
+def generate(request: HttpRequest, payload: VoiceGenerateIn):
     """Pick a scenario and two agents that can take calls (two providers when there are)."""
     if payload.battle_type != "agent":
         raise RuleError(ONLY_AGENT, status=422)
@@ -141,14 +141,14 @@ def generate(request: HttpRequest, payload: GenerateIn):
     return selectors.battle_payload(battle)
 
 
-@router.get("/battles/{battle_id}", response={200: BattleOut, **errors(404)})
+@router.get("/battles/{battle_id}", response={200: VoiceBattleOut, **errors(404)})
 def battle_detail(request: HttpRequest, battle_id: str):
     """The battle as its owner sees it; the agents are named only after the vote."""
     return selectors.battle_payload(_battle(request, battle_id))
 
 
-@router.post("/battles/{battle_id}/vote", response={200: BattleOut, **errors(404, 409, 422)})
-def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
+@router.post("/battles/{battle_id}/vote", response={200: VoiceBattleOut, **errors(404, 409, 422)})
+def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     """One vote per battle, after both conversations; reveals the agents."""
     services.battle_vote(battle_id=parse_uuid(battle_id),
                          session_key=session_key_for(request, create=False),
@@ -157,7 +157,7 @@ def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
 
 
 @router.get("/battles/{battle_id}/agent-metrics",
-            response={200: MetricsOut, **errors(404, 409)})
+            response={200: VoiceMetricsOut, **errors(404, 409)})
 def agent_metrics(request: HttpRequest, battle_id: str):
     """``computing``, then ``partial`` (latency first), then ``complete``."""
     return selectors.metrics_payload(_battle(request, battle_id))

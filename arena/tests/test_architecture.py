@@ -33,11 +33,18 @@ def test_the_platform_mounts_what_each_mode_declares(client):
             "leaderboard-hourly"} <= set(app.conf.beat_schedule)
     routes = [str(route.pattern) for route in websocket_urlpatterns]
     assert routes == ["ws/battles/<str:battle_id>/", "ws/panels/<str:panel_id>/",
-                      "ws/debates/<str:debate_id>/"]
+                      "ws/debates/<str:debate_id>/", "battles/<str:battle_id>/agent-stream"]
     paths = client.get("/api/openapi.json").json()["paths"]
     assert {"/api/battles", "/api/panel/run", "/api/debate/run", "/api/leaderboard",
             "/api/models"} <= set(paths)
-    assert "not open yet" in client.get("/voice/").content.decode()
+    # A mode's own root paths (seed 002's) are mounted beside /api/, with their own docs.
+    voice = client.get("/voice-api/openapi.json").json()["paths"]
+    assert {"/battles/generate", "/battles/{battle_id}/vote",
+            "/battles/{battle_id}/agent-metrics"} <= set(voice)
+    assert not set(voice) & set(paths)
+    from arena.modes import Mode
+
+    assert not Mode(key="x", label="X", path="x/", order=99).is_open  # "not open yet"
 
 
 def test_no_two_api_schemas_share_a_name():
