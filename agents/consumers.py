@@ -20,7 +20,7 @@ from arena.errors import RuleError
 def _open(*, battle_id: str, label: str, session_key: str | None):
     from agents import services
     from agents.adapters import adapter_for
-    from agents.adapters.base import AgentUnavailable
+    from agents.adapters.base import AgentUnavailable, UnavailableAdapter
     from arena.inputs import parse_uuid
 
     conversation = services.conversation_open(
@@ -29,24 +29,8 @@ def _open(*, battle_id: str, label: str, session_key: str | None):
     try:
         adapter = adapter_for(conversation.agent_config, conversation.scenario)
     except AgentUnavailable as exc:
-        adapter = _Unavailable(str(exc))
+        adapter = UnavailableAdapter(str(exc))
     return conversation, adapter
-
-
-class _Unavailable:
-    """Stands in for an adapter that could not be built: the call ends at once, explained."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-        self.ended = None
-
-    async def start(self) -> None:
-        from agents.adapters.base import AgentUnavailable
-
-        raise AgentUnavailable(self.reason)
-
-    async def end(self) -> None:
-        pass
 
 
 class AgentStreamConsumer(AsyncWebsocketConsumer):

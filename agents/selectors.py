@@ -10,6 +10,7 @@ from agents.models import (
     AgentVote,
     ConversationStatus,
     Provider,
+    Scenario,
     StageKind,
 )
 from arena.errors import RuleError
@@ -122,10 +123,4 @@ def metrics_payload(battle: AgentBattle) -> dict:
 
 def home_figures() -> list[Figure]:
     return [Figure("voice battles voted", AgentVote.objects.count()),
-            Figure("scenarios", battle_scenarios_count())]
-
-
-def battle_scenarios_count() -> int:
-    from agents.models import Scenario
-
-    return Scenario.objects.filter(active=True).count()
+            Figure("scenarios", Scenario.objects.filter(active=True).count())]

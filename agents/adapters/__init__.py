@@ -19,8 +19,14 @@ NOT_BUILT = "{provider} calls are not supported by this build."
 NO_LLM = "Its language model is not configured: {slug}."
 
 
+# Added to every agent's instructions, the same for both: a voice that names its maker would
+# unblind the battle (and no filter can take a word back out of audio).
+STAY_ANONYMOUS = "Never say which AI model, assistant product or company you are."
+
+
 def brief_for(scenario: Scenario) -> Brief:
-    return Brief(system_prompt=scenario.system_prompt, first_message=scenario.first_message,
+    return Brief(system_prompt=f"{scenario.system_prompt}\n\n{STAY_ANONYMOUS}",
+                 first_message=scenario.first_message,
                  tools=list(scenario.tools_available or []))
 
 

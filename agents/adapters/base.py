@@ -98,3 +98,21 @@ class AgentAdapter(ABC):
             yield event
             if isinstance(event, SessionEnd):
                 return
+
+
+class UnavailableAdapter(AgentAdapter):
+    """Stands in for an agent that could not be reached: its session fails to start with the
+    reason, so the call ends at once, explained, through the same path as any other."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+    async def start(self) -> None:
+        raise AgentUnavailable(self.reason)
+
+    async def send_audio(self, pcm: bytes) -> None:
+        pass
+
+    async def end(self) -> None:
+        self.finish("agent unavailable", self.reason)

@@ -66,15 +66,18 @@ class LocalCascadeAdapter(AgentAdapter):
         self._speaker: asyncio.Task | None = None
         self._play_until = 0.0
         self._speaking = False
+        self._warming: asyncio.Future | None = None
 
     async def start(self) -> None:
-        from agents.speech.stt import stt_problem
+        from agents.speech.stt import stt_problem, warm_up
         from agents.speech.tts import tts_problem
         from agents.speech.vad import Endpointer
 
         problem = await asyncio.to_thread(lambda: stt_problem() or tts_problem())
         if problem:
             raise AgentUnavailable(problem)
+        # Whisper loads (about a second, once per process) while the greeting plays.
+        self._warming = asyncio.ensure_future(asyncio.to_thread(warm_up))
         self._endpointer = Endpointer()
         if self.brief.first_message:
             self.history.append({"role": "assistant", "content": self.brief.first_message})

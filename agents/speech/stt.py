@@ -78,6 +78,11 @@ def _whisper():
         return _model
 
 
+def warm_up() -> None:
+    """Load the model now, so the first thing a caller says is not kept waiting."""
+    _whisper()
+
+
 def transcribe(pcm: bytes) -> str:
     """The English text of 16 kHz PCM (greedy decoding; blocking: call it off the loop)."""
     if len(pcm) < 3200:  # under 0.1 s: nothing to hear

@@ -25,6 +25,8 @@ from agents.tests.voice_support import (
     session_key,
     speech,
 )
+from arena.steps import FINISHED
+from arena.testing.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,16 +39,14 @@ def _setup(fake_openai):
 
 
 def _run_stages(battle_id) -> list[str]:
-    """Run every waiting evaluation stage of the battle here, as the worker would."""
-    ran = []
-    while True:
-        waiting = list(EvaluationStage.objects.filter(conversation__battle_id=battle_id,
-                                                      status="pending"))
-        if not waiting:
-            return ran
-        for stage in waiting:
-            stage_run(stage_id=str(stage.pk), generation=stage.generation)
-            ran.append(stage.kind)
+    """Run every waiting evaluation stage of the battle here, as the worker would (a worker
+    left running by an earlier test may take some first), until all have finished."""
+    stages = EvaluationStage.objects.filter(conversation__battle_id=battle_id)
+    for stage in stages.filter(status="pending"):
+        stage_run(stage_id=str(stage.pk), generation=stage.generation)
+    wait_for(lambda: not stages.exclude(status__in=FINISHED).exists(), timeout=60,
+             what="the evaluation stages")
+    return list(stages.values_list("kind", flat=True))
 
 
 async def test_a_spoken_call_is_heard_answered_recorded_and_measured(fake_openai):
@@ -136,6 +136,17 @@ async def _call(battle, key, label="a"):
     return client, heard
 
 
+async def _say_until_the_call_ends(battle, key) -> Heard:
+    """The caller says their line, then listens until the call ends by itself."""
+    client, heard = await _call(battle, key)
+    microphone = Microphone(client)
+    microphone.start()
+    microphone.say(speech(CALLER_LINE))
+    await listen_until(client, heard, lambda h: h.of("session_end"))
+    await microphone.stop()
+    return heard
+
+
 async def test_the_time_limit_ends_a_call_and_bad_audio_is_refused_not_fatal(fake_openai):
     def setup():
         key = session_key()
@@ -194,12 +205,7 @@ async def test_an_agent_whose_model_fails_ends_the_call_and_the_battle_explained
 
     key, battle = await database_sync_to_async(_setup)(fake_openai)
     fake_openai.default = Behaviour.status(500)
-    client, heard = await _call(battle, key)
-    microphone = Microphone(client)
-    microphone.start()
-    microphone.say(speech(CALLER_LINE))
-    await listen_until(client, heard, lambda h: h.of("session_end"))
-    await microphone.stop()
+    heard = await _say_until_the_call_ends(battle, key)
     end = heard.of("session_end")[0]
     assert end["error"].startswith("The agent's language model failed")
     battle = await database_sync_to_async(AgentBattle.objects.get)(pk=battle.pk)
@@ -218,11 +224,24 @@ async def test_the_turn_limit_ends_the_call_after_the_last_answer(fake_openai):
         return key, make_battle(key, local_agents(fake_openai), max_turns=1)
 
     key, battle = await database_sync_to_async(setup)()
-    client, heard = await _call(battle, key)
-    microphone = Microphone(client)
-    microphone.start()
-    microphone.say(speech(CALLER_LINE))
-    await listen_until(client, heard, lambda h: h.of("session_end"))
-    await microphone.stop()
+    heard = await _say_until_the_call_ends(battle, key)
     assert heard.of("session_end")[0]["reason"] == TURN_LIMIT
     assert [e["role"] for e in heard.of("transcript")] == ["agent", "user", "agent"]
+
+
+async def test_an_agent_that_cannot_be_reached_ends_the_call_without_naming_it(monkeypatch):
+    from agents.models import AgentConfiguration
+
+    def setup():
+        key = session_key()
+        echo = echo_agents()[0]
+        vapi = AgentConfiguration.objects.get(slug="vapi-default")
+        return key, make_battle(key, [vapi, echo])
+
+    monkeypatch.delenv("VAPI_API_KEY", raising=False)
+    key, battle = await database_sync_to_async(setup)()
+    client, heard = await _call(battle, key)
+    end = heard.of("session_end")[0]
+    assert end["error"] == "Agent A could not be reached, so this battle cannot go on."
+    battle = await database_sync_to_async(AgentBattle.objects.get)(pk=battle.pk)
+    assert battle.status == "failed" and "Vapi" not in battle.error
