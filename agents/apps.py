@@ -10,4 +10,10 @@ class AgentsConfig(modes.ModeConfig):
         urls="agents.urls", root_urls="agents.root_urls",
         websocket_routes="agents.routing.websocket_urlpatterns",
         figures="agents.selectors.home_figures",
+        beat={
+            # A call whose proxy process died stays "live": close it with the reason.
+            # Evaluation stages whose worker died are the platform sweep's.
+            "agents-cut-off-calls": {"task": "agents.tasks.conversations_cut_off",
+                                     "schedule": 60.0},
+        },
     )

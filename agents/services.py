@@ -124,9 +124,7 @@ def _check_open(battle: AgentBattle, label: str) -> None:
         next_step = "Talk to Agent B." if label == "a" and "b" not in held else "Vote now."
         raise RuleError(SLOT_TAKEN.format(label=label.upper(), next_step=next_step),
                         status=409)
-    if label == "b" and held.get("a") is None:
-        raise RuleError(A_FIRST, status=409)
-    if label == "b" and held["a"].status != ConversationStatus.DONE:
+    if label == "b" and (held.get("a") is None or held["a"].status != ConversationStatus.DONE):
         raise RuleError(A_FIRST, status=409)
 
 
@@ -160,6 +158,30 @@ def conversation_close(*, conversation_id, error: str = "", end_reason: str,
         battle.save(update_fields=["status", "error"])
         evaluation_advance(battle_id=battle.pk)
     return conversation
+
+
+CUT_OFF = "The call was cut off: the server handling it stopped."
+CUT_OFF_GRACE_SECONDS = 60
+
+
+def conversations_cut_off_close() -> int:
+    """Close the calls whose proxy died with them (still live well past the scenario's time
+    limit): each is failed with the reason, so its battle tells the person to start anew
+    instead of waiting for a call that will never end. Returns how many were closed."""
+    from datetime import timedelta
+
+    now = timezone.now()
+    closed = 0
+    for conversation in AgentConversation.objects.filter(
+            status=ConversationStatus.LIVE).select_related("scenario"):
+        limit = conversation.scenario.max_duration_seconds + CUT_OFF_GRACE_SECONDS
+        if conversation.created_at + timedelta(seconds=limit) < now:
+            conversation_close(conversation_id=conversation.pk, error=CUT_OFF,
+                               end_reason="cut off", turns=[], tool_calls=[],
+                               duration_seconds=float(limit), user_audio_path="",
+                               agent_audio_path="")
+            closed += 1
+    return closed
 
 
 def _sub_votes(raw: Mapping[str, str] | None) -> dict[str, str]:

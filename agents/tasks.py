@@ -1,4 +1,7 @@
-"""Celery tasks of voice-agent battles: thin; each runs one evaluation stage."""
+"""Celery tasks of voice-agent battles: thin; one evaluation stage, and the sweep of calls
+whose proxy died."""
+
+from celery import shared_task
 
 from arena.steps import step_task
 
@@ -8,3 +11,10 @@ def evaluation_step(stage_id: str, generation: int) -> None:
     from agents.evaluation import stage_run
 
     stage_run(stage_id=stage_id, generation=generation)
+
+
+@shared_task(ignore_result=True)
+def conversations_cut_off() -> int:
+    from agents.services import conversations_cut_off_close
+
+    return conversations_cut_off_close()

@@ -169,3 +169,27 @@ def test_recordings_are_served_to_the_owner_after_the_vote(agents):
     assert b"".join(response.streaming_content)[:4] == b"RIFF"
     assert Client().get(url).status_code == 404
     assert client.get(f"/voice/{battle.pk}/recordings/a-secret.wav").status_code == 404
+
+
+def test_a_call_whose_proxy_died_is_closed_and_the_battle_says_so(agents):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agents import services
+    from agents.models import AgentConversation
+
+    client = Client()
+    battle = AgentBattle.objects.get(pk=_generate(client)["battle_id"])
+    conversation = services.conversation_open(battle_id=battle.pk, label="a",
+                                              session_key=battle.session_key)
+    assert services.conversations_cut_off_close() == 0  # a call under way is left alone
+    AgentConversation.objects.filter(pk=conversation.pk).update(
+        created_at=timezone.now() - timedelta(seconds=battle.scenario.max_duration_seconds
+                                              + services.CUT_OFF_GRACE_SECONDS + 1))
+    assert services.conversations_cut_off_close() == 1
+    data = client.get(f"/battles/{battle.pk}").json()
+    assert data["status"] == "failed" and data["error"] == services.CUT_OFF
+    assert data["conversations"]["a"]["error"] == services.CUT_OFF
+    refused = post(client, f"/battles/{battle.pk}/vote", {"overall": "a"})
+    assert refused.status_code == 409

@@ -52,7 +52,7 @@ def test_home_page_figures_favicon_and_a_remembered_theme(chromium, asgi_live_se
         figures = page.get_by_test_id("figures")
         expect(figures).to_contain_text("battles fought")
         expect(figures).to_contain_text("last rating run")
-        expect(page.get_by_test_id("mode-voice")).to_contain_text("voice battles voted")
+        expect(page.get_by_test_id("mode-voice")).not_to_contain_text("not open yet")
         expect(page.get_by_test_id("mode-debates")).not_to_contain_text("not open yet")
         expect(page.get_by_test_id("mode-battle")).not_to_contain_text("not open yet")
         expect(page.get_by_test_id("mode-battle")).to_contain_text("side by side")
