@@ -36,8 +36,7 @@ def _fixture_architectures() -> list[str]:
 
 
 def _subjects(keys: list[str]) -> dict[str, Subject]:
-    return {c.slug: Subject(key=c.slug, name=c.name, organization=c.get_provider_display(),
-                            license=c.get_architecture_type_display())
+    return {c.slug: Subject(key=c.slug, name=c.name, organization=c.get_provider_display())
             for c in AgentConfiguration.objects.filter(slug__in=keys)}
 
 
@@ -79,7 +78,7 @@ AGENT_BOARD = _board(
     "Each voice battle's overall vote (A, B or tie) between its two agents, across "
     "architectures, rated with Bradley–Terry.", 40)
 ARCHITECTURE_BOARDS = [
-    _board(f"agent-{arch.replace('_', '-')}", f"Voice agents: {Architecture(arch).label}",
+    _board(f"agent-{arch.replace('_', '-')}", f"Voice agents: {arch.replace('_', ' ')}",
            f"Voice battles between two {Architecture(arch).label} agents only.", 41 + i,
            architecture=arch)
     for i, arch in enumerate(_fixture_architectures())
