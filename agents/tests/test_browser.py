@@ -103,3 +103,19 @@ def test_talk_to_both_agents_vote_and_watch_the_metrics_arrive(
     # Nothing that travelled before the vote named an agent.
     names = [c.name for c in agents] + [c.slug for c in agents]
     assert frames and not [n for n in names for f in frames if n in f]
+
+
+def test_without_a_microphone_the_page_says_what_to_do(chromium, agents, asgi_live_server,
+                                                       monkeypatch):
+    from playwright.sync_api import expect
+
+    with browser_page(chromium, asgi_live_server, monkeypatch,
+                      viewport={"width": 390, "height": 900}) as page:
+        page.goto("/voice/")
+        page.get_by_test_id("start").click()
+        page.get_by_test_id("talk-a").click()
+        error = page.get_by_test_id("error")
+        expect(error).to_contain_text(re.compile("microphone", re.I))
+        expect(error).to_contain_text("Talk again")
+        expect(page.get_by_test_id("talk-a")).to_be_visible()  # the next step is still there
+    assert not AgentVote.objects.exists()

@@ -245,3 +245,26 @@ async def test_an_agent_that_cannot_be_reached_ends_the_call_without_naming_it(m
     assert end["error"] == "Agent A could not be reached, so this battle cannot go on."
     battle = await database_sync_to_async(AgentBattle.objects.get)(pk=battle.pk)
     assert battle.status == "failed" and "Vapi" not in battle.error
+
+
+async def test_the_caller_talking_over_the_agent_stops_its_audio(fake_openai):
+    """Barge-in: the caller starts speaking during the greeting; the agent says it was
+    interrupted, its greeting's audio stops at once, and it answers the caller."""
+    key, battle = await database_sync_to_async(_setup)(fake_openai)
+    client, heard = await _call(battle, key)
+    await listen_until(client, heard, lambda h: any(
+        e.get("state") == "speaking" for e in h.of("status")))
+    microphone = Microphone(client)
+    microphone.start()
+    microphone.say(speech(CALLER_LINE))
+    await listen_until(client, heard, lambda h: [e["role"] for e in h.of("transcript")] == [
+        "agent", "user", "agent"])
+    await microphone.stop()
+    await client.disconnect()
+    statuses = {e["state"]: e["_audio_frames_before"] for e in reversed(heard.of("status"))}
+    heard_user = heard.of("transcript")[1]["_audio_frames_before"]
+    greeting = len(speech(battle.scenario.first_message)) // 640
+    # The greeting stopped where the caller cut in, well short of its end, and no audio came
+    # until the agent answered what the caller said.
+    assert statuses["interrupted"] < greeting - 25
+    assert statuses["interrupted"] == statuses["thinking"] == heard_user

@@ -171,7 +171,9 @@ async def listen_until(client: WebsocketCommunicator, heard: Heard, done, *,  # 
             heard.audio_frames += 1
             heard.audio_bytes += len(message["bytes"])
         elif message.get("text") is not None:
-            heard.events.append(json.loads(message["text"]))
+            event = json.loads(message["text"])
+            event["_audio_frames_before"] = heard.audio_frames
+            heard.events.append(event)
 
 
 def record_call(battle: AgentBattle, label: str, *, caller_text: str = CALLER_LINE,

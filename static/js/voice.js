@@ -153,7 +153,8 @@
       if (e && (e.name === "NotFoundError" || e.name === "OverconstrainedError")) {
         throw new Error("No microphone was found. Plug one in, then press Talk again.");
       }
-      throw new Error("The microphone could not be opened (" + (e && e.name || "error") + ").");
+      throw new Error("The microphone could not be opened (" + (e && e.name || "error")
+        + "). Check the browser's microphone settings, then press Talk again.");
     }
   }
 
