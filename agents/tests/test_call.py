@@ -99,10 +99,12 @@ async def test_a_spoken_call_is_heard_answered_recorded_and_measured(fake_openai
     ran = await database_sync_to_async(_run_stages)(battle.pk)
     assert sorted(ran) == ["latency", "transcript"]  # the judge waits for the vote
     conversation = await database_sync_to_async(AgentConversation.objects.get)(pk=conversation.pk)
-    # One answered turn, measured from the recordings: the agent took Whisper + the fake
-    # LLM + eSpeak to start talking, more than nothing and far less than the call.
+    # One answered turn, measured from the recordings: the agent started talking after the
+    # caller stopped (the end-of-turn silence alone is 600 ms) and inside the recording.
     assert len(conversation.turn_gaps_json) == 1
-    assert 100 < conversation.avg_response_latency_ms < 5000
+    gap = conversation.turn_gaps_json[0]
+    assert gap["gap_ms"] > 600 and gap["agent_started"] < lengths[0]
+    assert conversation.avg_response_latency_ms == gap["gap_ms"]
     assert conversation.ttfb_avg_ms == conversation.avg_response_latency_ms
     assert "caller:" in conversation.transcript_full and "agent:" in conversation.transcript_full
     assert "haircut" in conversation.transcript_full.lower()
