@@ -16,7 +16,8 @@ the classes: Django picks the one AppConfig class that ``apps.py`` holds)::
             figures="battles.selectors.home_figures",
         )
 
-:mod:`arena.urls` mounts every mode's pages (or a "not open yet" page), :mod:`arena.api` its
+:mod:`arena.urls` mounts every mode's pages (or a "not open yet" page) and its ``root_urls``
+(a seed's own paths outside /api/, e.g. voice battles' ``/battles/...``), :mod:`arena.api` its
 API router, :mod:`arena.routing` its sockets, :mod:`arena.context_processors` its navigation
 entry, and :class:`arena.apps.ArenaConfig` adds its beat entries to Celery's schedule. Boards
 are declared in each app's ``boards.py`` (see :mod:`leaderboard.boards`). Adding a mode edits
