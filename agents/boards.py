@@ -16,6 +16,7 @@ from agents.signals import agent_vote_recorded
 from leaderboard.boards import (
     Board,
     Subject,
+    exported_rows,
     grouped_outcomes,
     ordered_outcomes,
     register_board,
@@ -23,7 +24,6 @@ from leaderboard.boards import (
 )
 
 PAIR = {"model_a": "battle__config_a__slug", "model_b": "battle__config_b__slug"}
-EXPORT_COLUMNS = ("model_a", "model_b", "winner", "battle_id", "created_at")
 WINNER = Case(When(overall="a", then=Value("model_a")), When(overall="b", then=Value("model_b")),
               default=Value("tie"), output_field=CharField())
 
@@ -49,12 +49,6 @@ def _board(name: str, title: str, description: str, order: int,
                                  battle__config_b__architecture_type=architecture)
         return votes.annotate(winner=WINNER)
 
-    def export_rows():
-        rows = counted().order_by("created_at").values_list(
-            PAIR["model_a"], PAIR["model_b"], "winner", "battle_id", "created_at")
-        for row in rows.iterator(chunk_size=20_000):
-            yield dict(zip(EXPORT_COLUMNS, (*row[:3], str(row[3]), row[4]), strict=True))
-
     def from_signal(*, vote: AgentVote, **_kwargs):
         battle = vote.battle
         a, b = battle.config_a, battle.config_b
@@ -68,7 +62,9 @@ def _board(name: str, title: str, description: str, order: int,
         outcomes=lambda: grouped_outcomes(counted(), **PAIR),
         subject_outcomes=lambda s: subject_grouped_outcomes(counted(), s, **PAIR),
         ordered_outcomes=lambda since=None: ordered_outcomes(counted(), since=since, **PAIR),
-        export_rows=export_rows, subjects=_subjects,
+        export_rows=lambda: exported_rows(counted(), id_field="battle_id",
+                                          id_column="battle_id", **PAIR),
+        subjects=_subjects,
         counts=lambda: {"battles": AgentBattle.objects.count(), "votes": counted().count()},
         signal=agent_vote_recorded, outcome_from_signal=from_signal, order=order))
 

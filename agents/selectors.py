@@ -15,7 +15,7 @@ from agents.models import (
 )
 from arena.errors import RuleError
 from arena.modes import Figure
-from arena.steps import StepStatus
+from arena.steps import FINISHED, StepStatus
 
 VOTE_FIRST = "Vote first: the agents and their metrics are revealed after your vote."
 
@@ -108,11 +108,10 @@ def metrics_payload(battle: AgentBattle) -> dict:
         raise RuleError(VOTE_FIRST, status=409)
     conversations = battle.conversations.filter(status=ConversationStatus.DONE)
     found = {c.agent_label: _metrics(c) for c in conversations.prefetch_related("stages")}
-    finished = (StepStatus.DONE, StepStatus.FAILED)
     statuses = [s for _m, stages in found.values() for s in stages.values()]
-    if statuses and all(s in finished for s in statuses):
+    if statuses and all(s in FINISHED for s in statuses):
         status = "complete"
-    elif found and all(stages[StageKind.LATENCY] in finished for _m, stages in found.values()):
+    elif found and all(stages[StageKind.LATENCY] in FINISHED for _m, stages in found.values()):
         status = "partial"
     else:
         status = "computing"

@@ -27,7 +27,7 @@ from agents.models import (
 from agents.signals import agent_vote_recorded
 from arena.contests.voting import vote_once
 from arena.errors import RuleError
-from arena.steps import StepStatus, step_enqueue
+from arena.steps import step_enqueue
 
 BATTLE_NOT_FOUND = "Voice battle not found."
 NEED_TWO_AGENTS = "Voice battles need two agents that can take calls now. {reasons}"
@@ -236,9 +236,3 @@ def evaluation_advance(*, battle_id) -> None:
                     step_enqueue(EvaluationStage.objects.create(conversation=conversation,
                                                                 kind=kind))
 
-
-def stage_failed(stage: EvaluationStage, message: str) -> None:
-    """A stage that cannot succeed: say why (shown in the metrics) and move on."""
-    EvaluationStage.objects.filter(pk=stage.pk).update(
-        status=StepStatus.FAILED, error=message[:300], lease_expires_at=None,
-        updated_at=timezone.now())

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import io
 import os
-import wave
 
 import httpx
 from django.conf import settings
 
-from agents.speech.audio import SAMPLE_BYTES, SAMPLE_RATE
+from agents.speech.audio import write_wav
 
 
 class TranscriberFailed(Exception):
@@ -40,11 +39,7 @@ class OpenAITranscriber:
 
     def transcribe(self, pcm: bytes) -> str:
         buffer = io.BytesIO()
-        with wave.open(buffer, "wb") as wav:
-            wav.setnchannels(1)
-            wav.setsampwidth(SAMPLE_BYTES)
-            wav.setframerate(SAMPLE_RATE)
-            wav.writeframes(pcm)
+        write_wav(buffer, pcm)
         try:
             response = httpx.post(
                 f"{self.base_url}/audio/transcriptions",

@@ -33,7 +33,6 @@ import json
 import os
 import re
 import secrets
-import statistics
 import sys
 import threading
 import time
@@ -51,6 +50,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path
 from benchmarks.stack import (  # noqa: E402 - after the path is set
     describe,
     migrated_stack,
+    percentile,
     prepare_environment,
     start_web_process,
     start_worker_processes,
@@ -217,13 +217,6 @@ class WebSocket:
 
 def token() -> str:
     return f"tok{secrets.token_hex(6)}"
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return ordered[0]
-    return statistics.quantiles(ordered, n=100, method="inclusive")[int(q) - 1]
 
 
 def own_answers_ok(body: dict, own: str) -> tuple[bool, bool]:

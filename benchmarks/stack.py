@@ -16,6 +16,7 @@ import os
 import secrets
 import shutil
 import socket
+import statistics
 import subprocess
 import tempfile
 import time
@@ -147,6 +148,16 @@ def migrated_stack(stack: contextlib.ExitStack, info: dict) -> None:
     call_command("migrate", verbosity=0, interactive=False)
     app.conf.task_always_eager = False
     close_database_connections()
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (1..99) of ``values``; NaN for none."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    if len(ordered) == 1:
+        return ordered[0]
+    return statistics.quantiles(ordered, n=100, method="inclusive")[int(q) - 1]
 
 
 def describe(info: dict) -> str:

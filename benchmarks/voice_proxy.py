@@ -38,6 +38,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path
 from benchmarks.stack import (  # noqa: E402 - after the path is set
     describe,
     migrated_stack,
+    percentile,
     prepare_environment,
     start_web_process,
     stop_process,
@@ -47,19 +48,11 @@ FRAME_BYTES = 640
 FRAME_SECONDS = 0.02
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
-
-
 def battles(count: int, provider: str) -> list[tuple[str, str]]:
     """``count`` battles of two agents of ``provider``, each owned by a session of its own:
     (battle id, session key)."""
-    from django.contrib.sessions.backends.db import SessionStore
-
     from agents.models import AgentBattle, AgentConfiguration, Scenario
+    from arena.testing.visitors import visitor_session_key
 
     scenario = Scenario.objects.get(slug="haircut-appointment")
     Scenario.objects.filter(pk=scenario.pk).update(max_duration_seconds=600)
@@ -73,12 +66,10 @@ def battles(count: int, provider: str) -> list[tuple[str, str]]:
                 AgentConfiguration.objects.get(slug="local-qwen")]
     made = []
     for _ in range(count):
-        store = SessionStore()
-        store["visitor"] = True
-        store.create()
-        battle = AgentBattle.objects.create(session_key=store.session_key, scenario=scenario,
+        key = visitor_session_key()
+        battle = AgentBattle.objects.create(session_key=key, scenario=scenario,
                                             config_a=pair[0], config_b=pair[1])
-        made.append((str(battle.pk), store.session_key))
+        made.append((str(battle.pk), key))
     return made
 
 

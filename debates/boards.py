@@ -14,6 +14,7 @@ from debates.models import Debate, DebateStatus, DebateTurn
 from debates.signals import debate_verdict_recorded
 from leaderboard.boards import (
     Board,
+    exported_rows,
     grouped_outcomes,
     ordered_outcomes,
     period_outcomes,
@@ -22,7 +23,6 @@ from leaderboard.boards import (
 )
 
 PAIR = {"model_a": "model_a_id", "model_b": "model_b_id"}
-EXPORT_COLUMNS = ("model_a", "model_b", "winner", "debate_id", "created_at")
 
 
 def _counted(field: str):
@@ -51,10 +51,7 @@ def _board(name: str, field: str, kind: str, title: str, description: str, order
         return period_outcomes(_counted(field), **PAIR)
 
     def export_rows():
-        rows = _counted(field).order_by("created_at").values_list(
-            "model_a_id", "model_b_id", "winner", "pk", "created_at")
-        for row in rows.iterator(chunk_size=20_000):
-            yield dict(zip(EXPORT_COLUMNS, (*row[:3], str(row[3]), row[4]), strict=True))
+        return exported_rows(_counted(field), id_field="pk", id_column="debate_id", **PAIR)
 
     def counts():
         return {"battles": Debate.objects.filter(status=DebateStatus.COMPLETED).count(),

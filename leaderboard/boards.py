@@ -150,6 +150,19 @@ def subject_grouped_outcomes(queryset, subject: str, *, model_a: str,
     return grouped_outcomes(mine, model_a=model_a, model_b=model_b)
 
 
+def exported_rows(queryset, *, model_a: str, model_b: str, id_field: str,
+                  id_column: str) -> Iterable[dict[str, Any]]:
+    """``export_rows()`` of a board with one outcome per row: ``model_a``, ``model_b``,
+    ``winner``, ``id_column`` (the row's ``id_field``, as text) and ``created_at``, oldest
+    first."""
+    columns = ("model_a", "model_b", "winner", id_column, "created_at")
+    rows = queryset.order_by("created_at").values_list(model_a, model_b, "winner", id_field,
+                                                       "created_at")
+    for subject_a, subject_b, winner, key, created_at in rows.iterator(chunk_size=20_000):
+        yield dict(zip(columns, (subject_a, subject_b, winner, str(key), created_at),
+                       strict=True))
+
+
 def outcome_for(subject: str, subject_a: str, winner: str) -> str:
     """An outcome as ``subject`` lived it: "won", "lost", "tie" or "both bad"."""
     if winner in ("tie", "both_bad"):

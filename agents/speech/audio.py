@@ -10,6 +10,7 @@ from __future__ import annotations
 import wave
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -49,12 +50,20 @@ def read_wav(path: Path) -> bytes:
         return wav.readframes(wav.getnframes())
 
 
-def write_wav(path: Path, pcm: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(SAMPLE_BYTES)
-        wav.setframerate(SAMPLE_RATE)
+def wav_writer(target: Path | BinaryIO) -> wave.Wave_write:
+    """An open writer of 16 kHz 16-bit mono WAV to a path (its folder is made) or a file."""
+    if isinstance(target, Path):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target = str(target)
+    wav = wave.open(target, "wb")  # noqa: SIM115 - the caller closes it
+    wav.setnchannels(1)
+    wav.setsampwidth(SAMPLE_BYTES)
+    wav.setframerate(SAMPLE_RATE)
+    return wav
+
+
+def write_wav(target: Path | BinaryIO, pcm: bytes) -> None:
+    with wav_writer(target) as wav:
         wav.writeframes(pcm)
 
 
@@ -70,13 +79,9 @@ class Track:
     """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.samples = 0
-        self._wav = wave.open(str(path), "wb")  # noqa: SIM115 - closed by close()
-        self._wav.setnchannels(1)
-        self._wav.setsampwidth(SAMPLE_BYTES)
-        self._wav.setframerate(SAMPLE_RATE)
+        self._wav = wav_writer(path)
 
     def write(self, pcm: bytes, *, at_sample: int | None = None) -> None:
         if self._wav is None:

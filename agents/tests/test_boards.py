@@ -60,6 +60,12 @@ def test_a_rating_run_rates_agents_by_name(trio):
     for a, b, overall in ((one, two, "a"), (one, two, "a"), (two, one, "tie"),
                           (three, one, "b"), (two, three, "a")):
         _voted(a, b, overall)
+    exported = list(AGENT_BOARD.export_rows())
+    assert [(r["model_a"], r["model_b"], r["winner"]) for r in exported][:3] == [
+        ("agent-one", "agent-two", "model_a"), ("agent-one", "agent-two", "model_a"),
+        ("agent-two", "agent-one", "tie")]
+    assert str(AgentBattle.objects.get(pk=exported[0]["battle_id"]).pk) == exported[0][
+        "battle_id"]
     run = ratings_run(trigger=RunTrigger.COMMAND, boards=["agent", "agent-cascade"])
     assert run.status == "succeeded", run.error
     entries = {e.subject: e for e in SnapshotEntry.objects.filter(snapshot__board="agent")}

@@ -22,10 +22,10 @@ from agents.tests.voice_support import (
     listen_until,
     local_agents,
     make_battle,
-    session_key,
     speech,
 )
 from arena.steps import FINISHED
+from arena.testing.visitors import visitor_session_key
 from arena.testing.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _setup(fake_openai):
     fake_openai.reply_text = VoiceScript()
     configs = local_agents(fake_openai)
-    key = session_key()
+    key = visitor_session_key()
     return key, make_battle(key, configs)
 
 
@@ -112,7 +112,7 @@ async def test_a_spoken_call_is_heard_answered_recorded_and_measured(fake_openai
 
 async def test_the_wrong_visitor_and_a_taken_slot_are_refused(fake_openai):
     key, battle = await database_sync_to_async(_setup)(fake_openai)
-    for who, label, code, words in ((session_key, "a", 4404, "not found"),
+    for who, label, code, words in ((visitor_session_key, "a", 4404, "not found"),
                                     (None, "a", 4404, "not found"),
                                     (key, "b", 4409, "Agent A first"),
                                     (key, "c", 4400, "a or b")):
@@ -151,7 +151,7 @@ async def _say_until_the_call_ends(battle, key) -> Heard:
 
 async def test_the_time_limit_ends_a_call_and_bad_audio_is_refused_not_fatal(fake_openai):
     def setup():
-        key = session_key()
+        key = visitor_session_key()
         return key, make_battle(key, echo_agents(), max_duration_seconds=1)
 
     key, battle = await database_sync_to_async(setup)()
@@ -171,7 +171,7 @@ async def test_the_time_limit_ends_a_call_and_bad_audio_is_refused_not_fatal(fak
 
 async def test_a_caller_who_hangs_up_keeps_the_call_and_its_evaluation_starts(fake_openai):
     def setup():
-        key = session_key()
+        key = visitor_session_key()
         return key, make_battle(key, echo_agents())
 
     key, battle = await database_sync_to_async(setup)()
@@ -222,7 +222,7 @@ async def test_an_agent_whose_model_fails_ends_the_call_and_the_battle_explained
 async def test_the_turn_limit_ends_the_call_after_the_last_answer(fake_openai):
     def setup():
         fake_openai.reply_text = VoiceScript()
-        key = session_key()
+        key = visitor_session_key()
         return key, make_battle(key, local_agents(fake_openai), max_turns=1)
 
     key, battle = await database_sync_to_async(setup)()
@@ -235,7 +235,7 @@ async def test_an_agent_that_cannot_be_reached_ends_the_call_without_naming_it(m
     from agents.models import AgentConfiguration
 
     def setup():
-        key = session_key()
+        key = visitor_session_key()
         echo = echo_agents()[0]
         vapi = AgentConfiguration.objects.get(slug="vapi-default")
         return key, make_battle(key, [vapi, echo])

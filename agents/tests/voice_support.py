@@ -77,15 +77,6 @@ def make_battle(session_key: str, configs, *, scenario_slug: str = "haircut-appo
                                       config_a=configs[0], config_b=configs[1])
 
 
-def session_key() -> str:
-    from django.contrib.sessions.backends.db import SessionStore
-
-    store = SessionStore()
-    store["visitor"] = True
-    store.create()
-    return store.session_key
-
-
 def communicator(battle_id, label: str, key: str | None) -> WebsocketCommunicator:  # noqa: ANN001
     from arena.asgi import application
 

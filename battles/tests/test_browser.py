@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.sessions.backends.db import SessionStore
 
 from arena.models import AIModel
 from arena.testing.browser import browser_page
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
+from arena.testing.visitors import visitor_session_key
 from battles.models import MAX_MESSAGES, Battle, Position, Slot
 from battles.tests.conftest import assert_blind, neutral_reply
 from battles.tests.factories import answered_battle
@@ -108,12 +108,10 @@ def catch_streaming(page, turn: int, position: str | None = None) -> dict:
 
 def owner_session(page, base_url: str) -> str:
     """A session for this browser, as the site would create it; its key."""
-    store = SessionStore()
-    store["visitor"] = True
-    store.create()
-    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": store.session_key,
+    key = visitor_session_key()
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": key,
                                "url": base_url}])
-    return store.session_key
+    return key
 
 
 def left_and_right(battle: Battle):

@@ -6,10 +6,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.contrib.sessions.backends.db import SessionStore
 
 from arena.asgi import application
 from arena.steps import StepStatus
+from arena.testing.visitors import visitor_session_key
 from battles import services
 from battles.models import Response
 from battles.tests.conftest import assert_blind
@@ -17,10 +17,7 @@ from battles.tests.factories import answered_battle
 
 
 def _session() -> str:
-    store = SessionStore()
-    store["visitor"] = True
-    store.create()
-    return store.session_key
+    return visitor_session_key()
 
 
 def _communicator(battle_id, session_key: str | None) -> WebsocketCommunicator:

@@ -9,7 +9,7 @@ from django.test import Client
 from django.utils import timezone
 
 from debates.boards import DEBATE_AI_BOARD, DEBATE_CROWD_BOARD
-from debates.models import DebateStatus, DebateTurn
+from debates.models import Debate, DebateStatus, DebateTurn
 from debates.standings import controversy_index, debate_standings
 from debates.tests.debate_support import debate_row
 from leaderboard.models import RunTrigger
@@ -51,6 +51,9 @@ def test_each_board_rates_its_own_verdicts_over_daily_periods():
     assert [row[0] for row in DEBATE_AI_BOARD.period_outcomes()] == sorted(
         {row[0] for row in DEBATE_AI_BOARD.period_outcomes()})
     assert len(list(DEBATE_AI_BOARD.period_outcomes())) == 4  # four days
+    exported = list(DEBATE_CROWD_BOARD.export_rows())
+    assert len(exported) == 12 and exported[0]["winner"] == "model_b"
+    assert exported[0]["debate_id"] == str(Debate.objects.order_by("created_at").first().pk)
     run = ratings_run(trigger=RunTrigger.COMMAND, boards=["debate-ai", "debate-crowd"])
     ai = dict(run.snapshots.get(board="debate-ai").entries.values_list("subject", "rating"))
     crowd = dict(run.snapshots.get(board="debate-crowd").entries.values_list("subject",
