@@ -100,6 +100,10 @@ class AgentConfiguration(models.Model):
                                        help_text='{"stt": ..., "llm": ..., "tts": ...}')
     config_json = models.JSONField(default=dict, blank=True,
                                    help_text="Provider settings (model, voice, ids).")
+    provider_state_json = models.JSONField(
+        default=dict, blank=True, editable=False,
+        help_text="What the provider created for this agent (Retell's LLM and agent ids), "
+                  "with the fingerprint of the settings it was created from.")
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now)
 

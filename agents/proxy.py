@@ -35,7 +35,7 @@ from agents.speech.audio import MAX_CHUNK_BYTES, SAMPLE_BYTES, Track
 logger = logging.getLogger(__name__)
 
 BAD_AUDIO = "Audio must be 16-bit mono PCM at 16 kHz, at most one second per message."
-UNREACHABLE = "Agent {label} could not be reached, so this battle cannot go on."
+UNREACHABLE = "Agent {label} could not be reached{why}, so this battle cannot go on."
 TIME_LIMIT = "time limit reached"
 TURN_LIMIT = "turn limit reached"
 CALLER_ENDED = "caller ended the call"
@@ -65,6 +65,7 @@ class CallSession:
         self.finished = False
         self._pump: asyncio.Task | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._ending: asyncio.Future | None = None
         self._tracks: tuple[Track, Track] | None = None
 
     def _ms(self) -> int:
@@ -80,11 +81,12 @@ class CallSession:
             logger.warning("voice agent %s unavailable: %s", self.conversation.agent_config_id,
                            exc)
             label = self.conversation.agent_label.upper()
-            await self.finish("agent unavailable", UNREACHABLE.format(label=label))
+            why = f": {exc.shown}" if exc.shown else ""
+            await self.finish("agent unavailable", UNREACHABLE.format(label=label, why=why))
             return
         loop = asyncio.get_running_loop()
         self._timer = loop.call_later(self.max_seconds,
-                                      lambda: asyncio.ensure_future(self.finish(TIME_LIMIT)))
+                                      lambda: self._end_later(TIME_LIMIT))
         self._pump = asyncio.create_task(self._relay_agent())
         await self.send_json({"type": "started", "max_seconds": self.max_seconds,
                               "max_turns": self.max_turns})
@@ -112,11 +114,16 @@ class CallSession:
             elif isinstance(event, AgentStatus):
                 await self.send_json({"type": "status", "state": event.state})
                 if event.state == "listening" and self.replies >= self.max_turns:
-                    asyncio.ensure_future(self.finish(TURN_LIMIT))
+                    self._end_later(TURN_LIMIT)
             elif isinstance(event, SessionEnd):
-                asyncio.ensure_future(self.finish(event.reason, event.error,
-                                                  event.provider_metrics))
+                self._end_later(event.reason, event.error, event.provider_metrics)
                 return
+
+    def _end_later(self, *args) -> None:  # noqa: ANN002
+        """Finish in a task of its own, held here: the loop keeps only a weak reference to
+        a task, and a finish collected halfway would lose the end of the call."""
+        if self._ending is None:
+            self._ending = asyncio.ensure_future(self.finish(*args))
 
     async def _transcript(self, event: TranscriptUpdate) -> None:
         if event.final:
@@ -159,3 +166,9 @@ class CallSession:
             await self.close()
         except Exception:  # the caller's socket is already gone
             logger.debug("voice call ended after the caller left")
+        # The provider's own account of the call (Vapi's, Retell's latencies) is fetched
+        # once the caller has heard the end: it is shown only after the vote.
+        report = await self.adapter.provider_report()
+        if report:
+            await database_sync_to_async(services.conversation_report_save)(
+                conversation_id=self.conversation.pk, report=report)

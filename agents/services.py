@@ -160,6 +160,14 @@ def conversation_close(*, conversation_id, error: str = "", end_reason: str,
     return conversation
 
 
+def conversation_report_save(*, conversation_id, report: Mapping[str, Any]) -> None:
+    """Add what the provider reports of a finished call to what the call saved."""
+    with transaction.atomic():
+        conversation = AgentConversation.objects.select_for_update().get(pk=conversation_id)
+        conversation.provider_metrics_json = {**conversation.provider_metrics_json, **report}
+        conversation.save(update_fields=["provider_metrics_json"])
+
+
 CUT_OFF = "The call was cut off: the server handling it stopped."
 CUT_OFF_GRACE_SECONDS = 60
 

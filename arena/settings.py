@@ -411,3 +411,13 @@ ARENA_VOICE_OPENAI_TRANSCRIBE_MODEL = env_str("ARENA_VOICE_OPENAI_TRANSCRIBE_MOD
 # Judges finished calls (empty or unavailable: the first available model).
 ARENA_VOICE_JUDGE_MODEL = env_str("ARENA_VOICE_JUDGE_MODEL", "")
 ARENA_VOICE_BATTLES_PER_HOUR = env_int("ARENA_VOICE_BATTLES_PER_HOUR", 30, minimum=0)
+# Managed voice agents (agents/adapters/vapi.py, retell.py): reached with VAPI_API_KEY and
+# RETELL_API_KEY from the environment. Retell's audio travels through its LiveKit room,
+# joined server-side by ARENA_RETELL_MEDIA_LEG (a class path; tests swap in a fake leg).
+VAPI_BASE_URL = env_str("VAPI_BASE_URL", "https://api.vapi.ai").rstrip("/")
+RETELL_BASE_URL = env_str("RETELL_BASE_URL", "https://api.retellai.com").rstrip("/")
+RETELL_LIVEKIT_URL = env_str("RETELL_LIVEKIT_URL", "wss://retell-ai-4ihahnq7.livekit.cloud")
+ARENA_RETELL_MEDIA_LEG = env_str("ARENA_RETELL_MEDIA_LEG",
+                                 "agents.adapters.media.LiveKitMediaLeg")
+# How long one request to a managed provider's API may take, in seconds.
+ARENA_VOICE_PROVIDER_TIMEOUT = env_float("ARENA_VOICE_PROVIDER_TIMEOUT", 15.0)

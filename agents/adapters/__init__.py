@@ -2,7 +2,7 @@
 
 :func:`agent_problem` says why an agent cannot take calls now (``None``: it can);
 :func:`adapter_for` builds its adapter. Local agents need the speech models and their LLM;
-managed agents need their provider's key.
+managed agents (Vapi, Retell) need their provider's key and a complete configuration.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ from agents.models import AgentConfiguration, Provider, Scenario
 
 PROVIDER_KEYS = {Provider.VAPI: "VAPI_API_KEY", Provider.RETELL: "RETELL_API_KEY"}
 NO_KEY = "{provider} needs {env} in the environment."
-NOT_BUILT = "{provider} calls are not supported by this build."
+NO_SETTING = "Its configuration lacks {keys}."
+# What a managed agent's configuration must name (fixtures/voice/agents.yaml).
+MANAGED_SETTINGS = {Provider.VAPI: ("model_provider", "model", "voice", "transcriber"),
+                    Provider.RETELL: ("model", "voice_id")}
 NO_LLM = "Its language model is not configured: {slug}."
 
 
@@ -54,7 +57,11 @@ def agent_problem(config: AgentConfiguration) -> str | None:
         return f"Unknown provider {config.provider!r}."
     if not os.environ.get(env):
         return NO_KEY.format(provider=config.get_provider_display(), env=env)
-    return NOT_BUILT.format(provider=config.get_provider_display())
+    missing = [key for key in MANAGED_SETTINGS[config.provider]
+               if not config.config_json.get(key)]
+    if missing:
+        return NO_SETTING.format(keys=", ".join(missing))
+    return None
 
 
 def adapter_for(config: AgentConfiguration, scenario: Scenario) -> AgentAdapter:
@@ -70,9 +77,36 @@ def adapter_for(config: AgentConfiguration, scenario: Scenario) -> AgentAdapter:
         from agents.adapters.echo import EchoAdapter
 
         return EchoAdapter()
+    if config.provider == Provider.VAPI:
+        from agents.adapters.vapi import VapiAdapter
+
+        return VapiAdapter(config=config.config_json, brief=brief_for(scenario),
+                           max_seconds=scenario.max_duration_seconds)
+    if config.provider == Provider.RETELL:
+        from agents.adapters.retell import RetellAdapter
+
+        return RetellAdapter(config=config, brief=brief_for(scenario),
+                             max_seconds=scenario.max_duration_seconds)
 
     settings = config.config_json
     return LocalCascadeAdapter(brief=brief_for(scenario),
                                endpoint=model_endpoint_by_slug(settings["llm"]),
                                voice=settings.get("voice", "en-us"),
                                rate=int(settings.get("rate", 170)))
+
+
+PING_PATHS = {Provider.VAPI: "/assistant?limit=1", Provider.RETELL: "/list-voices"}
+
+
+def provider_ping(provider: str) -> str | None:
+    """Ask a managed provider's API whether it takes our key: ``None`` or the failure."""
+    import asyncio
+
+    from django.conf import settings
+
+    from agents.adapters.managed import ProviderAPI
+
+    base = settings.VAPI_BASE_URL if provider == Provider.VAPI else settings.RETELL_BASE_URL
+    api = ProviderAPI(name=Provider(provider).label, base_url=base,
+                      key_env=PROVIDER_KEYS[provider])
+    return asyncio.run(api.ping(PING_PATHS[provider]))

@@ -61,7 +61,13 @@ Event = AudioChunk | TranscriptUpdate | ToolCallEvent | AgentStatus | SessionEnd
 
 
 class AgentUnavailable(Exception):
-    """This agent cannot be reached here; the message says why (safe to show)."""
+    """This agent cannot be reached; the message says why, for the logs and the admin (it
+    may name the provider). ``shown`` is what the caller may read before the vote: never
+    the provider's name, only what went wrong ("refused the key (HTTP 401)")."""
+
+    def __init__(self, message: str, *, shown: str = "") -> None:
+        super().__init__(message)
+        self.shown = shown
 
 
 class AgentAdapter(ABC):
@@ -82,6 +88,11 @@ class AgentAdapter(ABC):
     @abstractmethod
     async def end(self) -> None:
         """Hang up; must be safe to call twice and after the agent ended itself."""
+
+    async def provider_report(self) -> dict[str, Any]:
+        """After the call: what the provider itself reports of it (its latencies), fetched
+        from its API; empty when it reports nothing. Never raises."""
+        return {}
 
     def emit(self, event: Event) -> None:
         if self.ended is None:

@@ -10,10 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
-from agents.models import AgentVote, Scenario
+from agents.library import library_load
+from agents.models import AgentConfiguration, AgentVote, Scenario
 from agents.speech.audio import silence, write_wav
+from agents.tests.fakes import FakeRetell, FakeVapi
 from agents.tests.voice_support import CALLER_LINE, VoiceScript, local_agents, speech
+from arena.local_models.serving import free_port
 from arena.testing.browser import CHROMIUM, CHROMIUM_ARGS, Chromium, browser_page
 from arena.testing.live import worker_idle
 from arena.testing.ratings import quiet_rating_runs
@@ -119,3 +123,79 @@ def test_without_a_microphone_the_page_says_what_to_do(chromium, agents, asgi_li
         expect(error).to_contain_text("Talk again")
         expect(page.get_by_test_id("talk-a")).to_be_visible()  # the next step is still there
     assert not AgentVote.objects.exists()
+
+
+@pytest.fixture(scope="module")
+def managed_arena(test_process_env) -> Iterator[tuple[str, FakeVapi, FakeRetell]]:
+    """daphne as it runs with real keys, its Vapi and Retell being the fakes."""
+    import subprocess
+
+    from arena.testing.live import _wait_until_serving
+    from arena.webserver import daphne_command
+
+    with FakeVapi() as vapi, FakeRetell() as retell:
+        env = {**test_process_env, "VAPI_API_KEY": vapi.api_key,
+               "VAPI_BASE_URL": vapi.base_url, "RETELL_API_KEY": retell.api_key,
+               "RETELL_BASE_URL": retell.base_url, "RETELL_LIVEKIT_URL": retell.livekit_url,
+               "ARENA_RETELL_MEDIA_LEG": "agents.tests.fakes.FakeMediaLeg"}
+        port = free_port()
+        process = subprocess.Popen(daphne_command("127.0.0.1", port), cwd=settings.BASE_DIR,
+                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        base_url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_serving(process, base_url)
+            yield base_url, vapi, retell
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def test_a_vapi_agent_against_a_retell_agent_in_the_page(
+        microphone_chromium, managed_arena, transactional_db, celery_worker, settings,
+        monkeypatch):
+    from playwright.sync_api import expect
+
+    base_url, vapi, retell = managed_arena
+    quiet_rating_runs(monkeypatch)
+    settings.ARENA_VOICE_MEDIA_DIR = Path(settings.VAR_DIR) / "media" / "voice"
+    library_load()
+    AgentConfiguration.objects.exclude(slug__in=["vapi-default", "retell-default"]).update(
+        active=False)
+    Scenario.objects.exclude(slug="haircut-appointment").update(active=False)
+    with browser_page(microphone_chromium, base_url, monkeypatch,
+                      viewport={"width": 1280, "height": 900}) as page:
+        frames: list[str] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(
+            f if isinstance(f, str) else "")))
+        page.goto("/voice/")
+        page.get_by_test_id("start").click()
+        transcript = page.get_by_test_id("transcript")
+        for label in ("a", "b"):
+            page.get_by_test_id(f"talk-{label}").click()
+            expect(page.get_by_test_id("call")).to_contain_text(f"Agent {label.upper()}")
+            expect(transcript.locator("li[data-role=user]").first).to_contain_text(
+                "John Smith")
+            expect(transcript.locator("li[data-role=agent]").nth(1)).to_contain_text(
+                "booked Tuesday")
+            expect(page.get_by_test_id("agent-state")).to_have_text("listening")
+            page.get_by_test_id("end").click()
+        page.check("input[name=overall][value=a]")
+        page.get_by_test_id("vote").click()
+        for label in ("a", "b"):
+            expect(page.get_by_test_id(f"reveal-{label}")).to_contain_text(
+                re.compile("Vapi Default|Retell Default"))
+        reveals = page.get_by_test_id("reveal-a").inner_text() + \
+            page.get_by_test_id("reveal-b").inner_text()
+        assert "Vapi Default" in reveals and "Retell Default" in reveals
+        for label in ("a", "b"):  # Vapi's and Retell's own figures beside the measured ones
+            expect(page.get_by_test_id(f"provider-latency-{label}")).to_have_text(
+                "avg 880 ms · p50 880 ms", timeout=60_000)
+            expect(page.get_by_test_id(f"latency-{label}")).to_contain_text(
+                re.compile(r"avg \d+ ms"), timeout=60_000)
+        page.screenshot(path="/tmp/voice-managed.png", full_page=True)
+    assert len(vapi.calls) == 1 and len(retell.calls) == 1
+    assert all(c["status"] == "ended" for c in [*vapi.calls.values(), *retell.calls.values()])
+    assert AgentVote.objects.get().overall == "a"
+    names = ["Vapi", "Retell", "vapi-default", "retell-default", vapi.api_key, retell.api_key]
+    assert frames and not [n for n in names for f in frames if n in f]
+    wait_for(worker_idle)

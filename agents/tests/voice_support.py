@@ -154,7 +154,11 @@ async def listen_until(client: WebsocketCommunicator, heard: Heard, done, *,  # 
         remaining = deadline - loop.time()
         if remaining <= 0:
             raise AssertionError(f"the proxy never got there; events: {heard.events[-8:]}")
-        message = await client.receive_output(timeout=remaining)
+        try:
+            message = await client.receive_output(timeout=remaining)
+        except TimeoutError:
+            raise AssertionError(f"the proxy never got there; events: {heard.events[-8:]}") \
+                from None
         if message["type"] == "websocket.close":
             heard.events.append({"type": "closed", "code": message.get("code")})
             continue

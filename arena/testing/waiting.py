@@ -22,3 +22,23 @@ def wait_for(condition: Callable[[], T], timeout: float = 30.0, *,
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
         threading.Event().wait(0.05)
+
+
+async def async_wait_for(condition: Callable[[], T], timeout: float = 30.0, *,
+                         what: str = "the condition") -> T:
+    """:func:`wait_for` from a coroutine: ``condition`` (which may use the database) runs
+    in the sync thread one call at a time, and the loop runs between calls, so what the test
+    waits for can happen meanwhile."""
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = await sync_to_async(condition)()
+        if value:
+            return value
+        if loop.time() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        await asyncio.sleep(0.05)

@@ -287,7 +287,8 @@
         : "avg " + ms(m.latency.avg_ms) + " · p50 " + ms(m.latency.p50_ms) + " · p95 " + ms(m.latency.p95_ms)
           + " · first " + ms(m.latency.first_response_ms), card);
       const reported = m.latency.provider_reported;
-      setText("provider-latency", reported && reported.avg_latency_ms != null ? ms(reported.avg_latency_ms) : "—", card);
+      setText("provider-latency", reported && reported.avg_latency_ms != null
+        ? "avg " + ms(reported.avg_latency_ms) + " · p50 " + ms(reported.p50_latency_ms) : "—", card);
     } else if (failed("latency")) { setText("latency", failed("latency"), card); }
     if (m.transcript != null) setText("transcript-full", m.transcript || "(nothing was heard)", card);
     else if (failed("transcript")) setText("transcript-full", failed("transcript"), card);
