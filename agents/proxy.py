@@ -66,6 +66,7 @@ class CallSession:
         self._pump: asyncio.Task | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._ending: asyncio.Future | None = None
+        self._done = asyncio.Event()
         self._tracks: tuple[Track, Track] | None = None
 
     def _ms(self) -> int:
@@ -135,10 +136,19 @@ class CallSession:
 
     async def finish(self, reason: str, error: str = "",
                      provider_metrics: dict | None = None) -> None:
-        """End the call once, whoever ends it; save everything that was recorded."""
+        """End the call once, whoever ends it; save everything that was recorded. A later
+        call waits for the first to be done: the consumer's disconnect does, so a call whose
+        socket has closed has been saved whole, the provider's report included."""
         if self.finished:
+            await self._done.wait()
             return
         self.finished = True
+        try:
+            await self._finish(reason, error, provider_metrics)
+        finally:
+            self._done.set()
+
+    async def _finish(self, reason: str, error: str, provider_metrics: dict | None) -> None:
         if self._timer is not None:
             self._timer.cancel()
         try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 
 import pytest
@@ -63,6 +62,12 @@ async def open_call(battle: AgentBattle, key: str, label: str = "a"):  # noqa: A
     return client, heard
 
 
+async def hang_up(client) -> None:  # noqa: ANN001
+    """Leave, and wait until the proxy has saved the call whole (the provider's report
+    included): nothing of it still writes when the test's database is emptied."""
+    await client.disconnect(timeout=15)
+
+
 def agent_listening(heard: Heard) -> bool:
     return any(e.get("state") == "listening" for e in heard.of("status"))
 
@@ -87,8 +92,7 @@ async def converse(battle: AgentBattle, key: str) -> tuple[Heard, AgentConversat
         await listen_until(client, heard, lambda h: h.of("session_end"))
     finally:
         await microphone.stop()
-        with contextlib.suppress(Exception):
-            await client.disconnect()
+        await hang_up(client)
     conversation = await database_sync_to_async(AgentConversation.objects.get)(
         battle=battle, agent_label="a")
     return heard, conversation

@@ -24,6 +24,7 @@ from agents.tests.managed_support import (  # noqa: F401 - fixtures
     agent_listening,
     battle_with,
     converse,
+    hang_up,
     open_call,
     retell,
     vapi,
@@ -147,6 +148,7 @@ async def test_vapi_hears_silence_while_the_caller_says_nothing(vapi):  # noqa: 
     assert call["status"] == "in-progress" and not heard.of("session_end")
     await client.send_json_to({"type": "end"})
     await listen_until(client, heard, lambda h: h.of("session_end"))
+    await hang_up(client)
     assert heard.of("session_end")[0]["reason"] == "caller ended the call"
 
 
@@ -235,6 +237,7 @@ async def test_the_real_livekit_leg_that_cannot_join_ends_the_call_explained(ret
     settings.RETELL_LIVEKIT_URL = f"ws://127.0.0.1:{port}"
     key, battle = await database_sync_to_async(battle_with)("retell-default")
     client, heard = await open_call(battle, key)
+    await hang_up(client)
     end = heard.of("session_end")[0]
     assert end["error"] == ("Agent A could not be reached: its provider's audio line could not "
                             "be opened, so this battle cannot go on.")
@@ -265,6 +268,7 @@ async def test_a_refused_call_ends_at_once_with_the_reason_and_no_name(provider,
     fake.fail(path, answer)
     key, battle = await database_sync_to_async(battle_with)(slug)
     client, heard = await open_call(battle, key)
+    await hang_up(client)
     end = heard.of("session_end")[0]
     assert end["error"] == f"Agent A could not be reached: {shown}, so this battle cannot go on."
     battle = await database_sync_to_async(AgentBattle.objects.get)(pk=battle.pk)
@@ -278,6 +282,7 @@ async def test_a_wrong_key_is_refused_and_never_shown(provider, monkeypatch, cap
     monkeypatch.setenv(f"{name.upper()}_API_KEY", wrong)
     key, battle = await database_sync_to_async(battle_with)(PROVIDERS[name][0])
     client, heard = await open_call(battle, key)
+    await hang_up(client)
     assert "refused the API key (HTTP 401)" in heard.of("session_end")[0]["error"]
     await database_sync_to_async(_no_secret_anywhere)(wrong, heard, caplog)
 
@@ -293,6 +298,7 @@ async def _call_until_the_end(battle, key, *, speak: bool = True):  # noqa: ANN0
         await listen_until(client, heard, lambda h: h.of("session_end"))
     finally:
         await microphone.stop()
+        await hang_up(client)
     conversation = await database_sync_to_async(AgentConversation.objects.get)(battle=battle)
     return heard, conversation
 

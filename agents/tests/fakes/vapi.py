@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import threading
 import uuid
 from typing import Any
@@ -27,6 +28,10 @@ from agents.tests.fakes.agent import AgentScript, ScriptedAgent, Voice
 from agents.tests.fakes.rest import FakeREST
 
 AUDIO_FORMAT = {"format": "pcm_s16le", "container": "raw", "sampleRate": 16000}
+# The fake is the provider, not the arena: its own DEBUG lines (the request headers it
+# received, the key among them) are not what the tests' "never logged" checks are about.
+_quiet = logging.getLogger("agents.tests.fakes.vapi.server")
+_quiet.setLevel(logging.WARNING)
 
 
 class FakeVapi(FakeREST):
@@ -90,7 +95,8 @@ class FakeVapi(FakeREST):
             from websockets.asyncio.server import serve as ws_serve
 
             self._ws_server = await ws_serve(self._session, "127.0.0.1", 0,
-                                             process_request=self._admit, max_size=2 ** 22)
+                                             process_request=self._admit, max_size=2 ** 22,
+                                             logger=_quiet)
             ready.set()
 
         def run() -> None:
