@@ -65,16 +65,6 @@ class MediaLeg(ABC):
             if isinstance(event, Left):
                 self.closed = True
 
-    def put_packet(self, payload: bytes) -> None:
-        try:
-            data = json.loads(payload.decode())
-        except (UnicodeDecodeError, ValueError):
-            data = None
-        if isinstance(data, dict):
-            self.put(Packet(data))
-        else:
-            logger.warning("the agent's room sent a data packet that is not a JSON object")
-
     async def events(self) -> AsyncIterator[bytes | Packet | Left]:
         while True:
             event = await self._events.get()
@@ -112,8 +102,16 @@ class LiveKitMediaLeg(MediaLeg):
         await room.local_participant.publish_track(track, options)
 
     def _on_data(self, packet) -> None:  # noqa: ANN001 - rtc.DataPacket
-        if packet.participant is not None and packet.participant.identity == AGENT_IDENTITY:
-            self.put_packet(packet.data)
+        if packet.participant is None or packet.participant.identity != AGENT_IDENTITY:
+            return
+        try:
+            data = json.loads(packet.data.decode())
+        except (UnicodeDecodeError, ValueError):
+            data = None
+        if isinstance(data, dict):
+            self.put(Packet(data))
+        else:
+            logger.warning("the agent's room sent a data packet that is not a JSON object")
 
     def _on_track(self, track, publication, participant) -> None:  # noqa: ANN001
         if participant.identity == AGENT_IDENTITY and publication.name == AGENT_TRACK:

@@ -219,7 +219,8 @@ class RetellAdapter(AgentAdapter):
                       for name in ("llm", "tts", "asr")
                       if (latency.get(name) or {}).get("p50") is not None}
         return latency_report("retell", turns, components_ms=components,
-                              ended_reason=call.get("disconnection_reason", ""))
+                              ended_reason=call.get("disconnection_reason", ""),
+                              metadata=self.metadata)
 
 
 def _remember(config_id, state: dict) -> None:  # noqa: ANN001

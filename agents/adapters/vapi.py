@@ -20,8 +20,9 @@ Vapi message                  adapter event
 ``conversation-update``       kept: the provider's history, for the post-call report
 ``tool-calls``                :class:`ToolCallEvent` per call, with the simulated result
 ``user-interrupted``          ``interrupted`` (the page drops the agent's queued audio)
-``hang``                      ``thinking`` (the agent is late; the time limit still runs)
-``model-output``              counted (tokens; what is spoken arrives as transcripts)
+``hang``                      ``thinking`` (the agent is late; the time limit still runs),
+                              counted for the report
+``model-output``              counted for the report (what is spoken comes as transcripts)
 ============================  ===========================================================
 """
 
@@ -273,7 +274,9 @@ class VapiAdapter(AgentAdapter):
                       if metrics.get(f"{name}LatencyAverage") is not None}
         return latency_report("vapi", turns, components_ms=components,
                               ended_reason=call.get("endedReason", ""),
-                              cost_usd=call.get("cost"))
+                              cost_usd=call.get("cost"), hangs=self.hangs,
+                              model_output_messages=self.model_tokens,
+                              history_messages=len(self.history))
 
 
 def _metrics(call: dict) -> dict:

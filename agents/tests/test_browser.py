@@ -10,21 +10,27 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from agents.library import library_load
 from agents.models import AgentConfiguration, AgentVote, Scenario
 from agents.speech.audio import silence, write_wav
 from agents.tests.fakes import FakeRetell, FakeVapi
 from agents.tests.voice_support import CALLER_LINE, VoiceScript, local_agents, speech
-from arena.local_models.serving import free_port
 from arena.testing.browser import CHROMIUM, CHROMIUM_ARGS, Chromium, browser_page
-from arena.testing.live import worker_idle
+from arena.testing.live import daphne_server, worker_idle
 from arena.testing.ratings import quiet_rating_runs
 from arena.testing.waiting import wait_for
 
 pytestmark = pytest.mark.browser
 SCREENSHOT = Path("/tmp/voice.png")
+
+
+def text_frames(page) -> list[str]:  # noqa: ANN001 - a Playwright page
+    """Every text frame the page's sockets receive, as they arrive."""
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(
+        f if isinstance(f, str) else "")))
+    return frames
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +74,7 @@ def test_talk_to_both_agents_vote_and_watch_the_metrics_arrive(
 
     with browser_page(microphone_chromium, asgi_live_server, monkeypatch,
                       viewport={"width": 1280, "height": 900}) as page:
-        frames: list[str] = []
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(
-            f if isinstance(f, str) else "")))
+        frames = text_frames(page)
         page.goto("/voice/")
         expect(page.get_by_test_id("offline-note")).to_be_visible()
         page.get_by_test_id("start").click()
@@ -128,26 +132,13 @@ def test_without_a_microphone_the_page_says_what_to_do(chromium, agents, asgi_li
 @pytest.fixture(scope="module")
 def managed_arena(test_process_env) -> Iterator[tuple[str, FakeVapi, FakeRetell]]:
     """daphne as it runs with real keys, its Vapi and Retell being the fakes."""
-    import subprocess
-
-    from arena.testing.live import _wait_until_serving
-    from arena.webserver import daphne_command
-
     with FakeVapi() as vapi, FakeRetell() as retell:
         env = {**test_process_env, "VAPI_API_KEY": vapi.api_key,
                "VAPI_BASE_URL": vapi.base_url, "RETELL_API_KEY": retell.api_key,
                "RETELL_BASE_URL": retell.base_url, "RETELL_LIVEKIT_URL": retell.livekit_url,
                "ARENA_RETELL_MEDIA_LEG": "agents.tests.fakes.FakeMediaLeg"}
-        port = free_port()
-        process = subprocess.Popen(daphne_command("127.0.0.1", port), cwd=settings.BASE_DIR,
-                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        base_url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_until_serving(process, base_url)
+        with daphne_server(env) as base_url:
             yield base_url, vapi, retell
-        finally:
-            process.terminate()
-            process.wait(10)
 
 
 def test_a_vapi_agent_against_a_retell_agent_in_the_page(
@@ -164,9 +155,7 @@ def test_a_vapi_agent_against_a_retell_agent_in_the_page(
     Scenario.objects.exclude(slug="haircut-appointment").update(active=False)
     with browser_page(microphone_chromium, base_url, monkeypatch,
                       viewport={"width": 1280, "height": 900}) as page:
-        frames: list[str] = []
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(
-            f if isinstance(f, str) else "")))
+        frames = text_frames(page)
         page.goto("/voice/")
         page.get_by_test_id("start").click()
         transcript = page.get_by_test_id("transcript")

@@ -4,6 +4,7 @@ pages, sockets and tasks are exercised the way they run in production."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -73,13 +74,12 @@ def start_worker_process(env: dict[str, str], *, queue: str) -> subprocess.Popen
     )
 
 
-@pytest.fixture(scope="session")
-def asgi_live_server_session(test_process_env) -> Iterator[str]:
-    """daphne in its own process on the test database (see :func:`test_process_env`)."""
+@contextlib.contextmanager
+def daphne_server(env: dict[str, str]) -> Iterator[str]:
+    """daphne in its own process with ``env``, serving until the block ends: its base URL."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = test_process_env
     process = subprocess.Popen(
         daphne_command("127.0.0.1", port),
         cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -95,6 +95,13 @@ def asgi_live_server_session(test_process_env) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def asgi_live_server_session(test_process_env) -> Iterator[str]:
+    """daphne in its own process on the test database (see :func:`test_process_env`)."""
+    with daphne_server(test_process_env) as base_url:
+        yield base_url
 
 
 def _wait_until_serving(process: subprocess.Popen, base_url: str) -> None:

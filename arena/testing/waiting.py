@@ -3,10 +3,13 @@ fixed sleep standing in for synchronisation)."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
+
+from asgiref.sync import sync_to_async
 
 T = TypeVar("T")
 
@@ -29,10 +32,6 @@ async def async_wait_for(condition: Callable[[], T], timeout: float = 30.0, *,
     """:func:`wait_for` from a coroutine: ``condition`` (which may use the database) runs
     in the sync thread one call at a time, and the loop runs between calls, so what the test
     waits for can happen meanwhile."""
-    import asyncio
-
-    from asgiref.sync import sync_to_async
-
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
