@@ -48,6 +48,8 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path
                              if Path(p or ".").resolve() != ROOT / "benchmarks"]
 
 from benchmarks.stack import (  # noqa: E402 - after the path is set
+    cpu_report,
+    cpu_seconds,
     describe,
     migrated_stack,
     percentile,
@@ -344,6 +346,8 @@ def measure_concurrent(port: int, provider, t_ms: int, concurrent: int) -> None:
     tokens = [token() for _ in range(concurrent)]
     barrier = threading.Barrier(concurrent)
 
+    answered_at: dict[str, float] = {}  # time.monotonic()
+
     def one(own: str):
         barrier.wait()
         started = time.perf_counter()
@@ -351,13 +355,16 @@ def measure_concurrent(port: int, provider, t_ms: int, concurrent: int) -> None:
             status, body = Http(port).post_json("/api/battles", {"prompt": f"Echo {own}"})
         except (OSError, http.client.HTTPException, ValueError) as exc:
             return own, None, {"error": repr(exc)}, time.perf_counter() - started
+        answered_at[own] = time.monotonic()
         return own, status, body, time.perf_counter() - started
 
     started = time.perf_counter()
     started_monotonic = time.monotonic()
+    cpu_before = cpu_seconds()
     with ThreadPoolExecutor(max_workers=concurrent) as pool:
         results = list(pool.map(one, tokens))
     wall = time.perf_counter() - started
+    cpu_after = cpu_seconds()
     keys = [k for k in provider.arrived_at if k[1] in set(tokens)]
     arrived = sorted(provider.arrived_at[k] - started_monotonic for k in keys)
     finished = sorted(provider.finished_at[k] - started_monotonic for k in keys
@@ -392,6 +399,7 @@ def measure_concurrent(port: int, provider, t_ms: int, concurrent: int) -> None:
           f"{percentile(durations, 50):.2f} s = {percentile(durations, 50) / t:.2f} T, p95 "
           f"{percentile(durations, 95):.2f} s = {percentile(durations, 95) / t:.2f} T, max "
           f"{durations[-1]:.2f} s")
+    print(f"    CPU used meanwhile: {cpu_report(cpu_before, cpu_after)}")
     from battles.models import Battle
 
     created = sorted((b.created_at.timestamp() - (time.time() - (time.monotonic()
@@ -400,6 +408,12 @@ def measure_concurrent(port: int, provider, t_ms: int, concurrent: int) -> None:
     if created:
         print(f"    battles were written (POST handled) for half after "
               f"{percentile(created, 50):.2f} s and for all after {created[-1]:.2f} s")
+    tails = [(answered_at[own] - max(ends)) * 1000 for own in answered_at
+             if len(ends := [provider.finished_at[k] for k in keys if k[1] == own
+                             and k in provider.finished_at]) == 2]
+    if tails:
+        print(f"    from the provider's last token of a battle to its API answer: p50 "
+              f"{percentile(tails, 50):.0f} ms, p95 {percentile(tails, 95):.0f} ms")
     if arrived and finished:
         print(f"    the provider had half the requests after {percentile(arrived, 50):.2f} s and "
               f"all {len(arrived)} after {arrived[-1]:.2f} s; it sent the last token of half "

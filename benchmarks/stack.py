@@ -24,6 +24,8 @@ import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# What this stack started, by role ("daphne", "worker 0", ...), for the CPU figures.
+STARTED: dict[str, subprocess.Popen] = {}
 
 
 def prepare_environment() -> dict:
@@ -87,6 +89,7 @@ def start_worker_processes(stack: contextlib.ExitStack, app, threads: int, count
         worker = subprocess.Popen(worker_command(index, queue=queue, loglevel="WARNING",
                                                  threads=threads), cwd=ROOT, env=os.environ.copy())
         stack.callback(stop_process, worker)
+        STARTED[f"worker {index}"] = worker
         name = f"{queue}-{index}@{os.uname().nodename}"
         deadline = time.monotonic() + 60
         while not app.control.ping(destination=[name], timeout=0.5):
@@ -105,6 +108,7 @@ def start_web_process(stack: contextlib.ExitStack) -> int:
     server = subprocess.Popen(daphne_command("127.0.0.1", port), cwd=ROOT,
                               env=os.environ.copy(), stdout=subprocess.DEVNULL)
     stack.callback(stop_process, server)
+    STARTED["daphne"] = server
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -148,6 +152,27 @@ def migrated_stack(stack: contextlib.ExitStack, info: dict) -> None:
     call_command("migrate", verbosity=0, interactive=False)
     app.conf.task_always_eager = False
     close_database_connections()
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU time (user + system) used so far by each started process and by this one."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def used(pid: int | str) -> float:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+
+    return {"this process (clients, provider)": used("self"),
+            **{role: used(process.pid) for role, process in STARTED.items()}}
+
+
+def cpu_report(before: dict[str, float], after: dict[str, float]) -> str:
+    """'role 1.23 s, ...' of the CPU each process used between two :func:`cpu_seconds`."""
+    return ", ".join(f"{role} {after[role] - before[role]:.2f} s" for role in after
+                     if role in before)
 
 
 def percentile(values: list[float], q: float) -> float:
