@@ -14,6 +14,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 from collections.abc import Coroutine
@@ -64,3 +65,29 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
         coro.close()
         raise RuntimeError("aio.run() called from the background loop itself; await instead")
     return asyncio.run_coroutine_threadsafe(coro, loop).result()
+
+
+
+def database_call(function):
+    """``function`` (sync, touching the database) as a coroutine function that runs it in a
+    shared pool of long-lived threads rather than in a thread of the request's own.
+
+    Django gives every request a new thread, hence a new database connection, and Celery a
+    new producer per thread: at a hundred requests at once that costs more than the work.
+    Connections are checked (and, on PostgreSQL, given back to the pool) before and after
+    each call, as Channels does for its consumers. Called under ``async_to_sync`` from a sync
+    thread (the test client, a command), it runs in that thread, whose connection may hold
+    an open transaction, exactly as Django's own ``sync_to_async``.
+    """
+    from asgiref.sync import AsyncToSync, sync_to_async
+    from channels.db import database_sync_to_async
+
+    shared = database_sync_to_async(function, thread_sensitive=False)
+    outer = sync_to_async(function, thread_sensitive=True)
+
+    @functools.wraps(function)
+    async def call(*args, **kwargs):
+        under_sync_thread = getattr(AsyncToSync.executors, "current", None) is not None
+        return await (outer if under_sync_thread else shared)(*args, **kwargs)
+
+    return call

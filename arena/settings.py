@@ -118,15 +118,16 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
+    # Django's own, each run on the event loop (arena.middleware).
+    "arena.middleware.SecurityMiddleware",
     "arena.static_files.StaticFilesMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "arena.sessions.SessionCookieOnEveryStatus",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "arena.middleware.CommonMiddleware",
+    "arena.middleware.CsrfViewMiddleware",
+    "arena.middleware.AuthenticationMiddleware",
+    "arena.middleware.MessageMiddleware",
+    "arena.middleware.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
@@ -198,7 +199,7 @@ else:
         if REDIS_URL.startswith("unix://")
         else REDIS_URL
     )
-CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+CELERY_RESULT_BACKEND = None
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ACKS_LATE = True
@@ -233,7 +234,7 @@ CACHES = {
         "KEY_PREFIX": env_str("CACHE_PREFIX", "arena"),
     }
 }
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+SESSION_ENGINE = "arena.sessions"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 180
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

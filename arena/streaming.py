@@ -27,7 +27,7 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from channels.db import database_sync_to_async
@@ -39,6 +39,7 @@ SNAPSHOT_TTL_SECONDS = 900
 EVENT_TYPE = "stream.event"  # the consumer's handler: StreamConsumer.stream_event
 FINISH_EVENTS = frozenset({"done", "failed"})
 
+T = TypeVar("T")
 logger = logging.getLogger(__name__)
 _redis_by_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -249,12 +250,16 @@ class StreamConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(event["message"])
 
 
-async def wait_until(group: str, finished: Callable[[], Awaitable[bool]], *, timeout: float,
-                     events: Iterable[str] = FINISH_EVENTS, recheck: float = 2.0) -> bool:
-    """Wait, without holding a thread, until ``finished()`` is true or ``timeout`` passes.
+async def wait_until(group: str, check: Callable[[], Awaitable[tuple[T | None, int]]], *,
+                     timeout: float, events: Iterable[str] = FINISH_EVENTS,
+                     recheck: float = 2.0) -> T | None:
+    """Wait, without holding a thread, until ``check()`` has a result or ``timeout`` passes.
 
-    Listens for the ends of ``group``'s streams and re-checks when one of ``events`` arrives
-    (and every ``recheck`` seconds, in case an event was missed). True when finished.
+    ``check()`` answers ``(result, running)``: the result once everything is finished, else
+    None and how many of ``group``'s streams are still running. It is asked again once that
+    many of their ends (``events``) arrived, or after ``recheck`` seconds in case one was
+    missed; so a turn of two answers is read twice, not once per event. The result, or None
+    when ``timeout`` passed first.
     """
     wanted = frozenset(events)
     layer = get_channel_layer()
@@ -264,22 +269,26 @@ async def wait_until(group: str, finished: Callable[[], Awaitable[bool]], *, tim
     try:
         deadline = time.monotonic() + timeout
         while True:
-            if await finished():
-                return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            await _next_event(layer, channel, min(remaining, recheck), wanted)
+            result, running = await check()
+            if result is not None or time.monotonic() >= deadline:
+                return result
+            for _ in range(max(running, 1)):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not await _next_event(layer, channel,
+                                                           min(remaining, recheck), wanted):
+                    break  # nothing arrived in time: look again
     finally:
         await layer.group_discard(group, channel)
 
 
-async def _next_event(layer, channel: str, timeout: float, wanted: frozenset[str]) -> None:
+async def _next_event(layer, channel: str, timeout: float, wanted: frozenset[str]) -> bool:
+    """Whether one of ``wanted`` arrived on ``channel`` within ``timeout``."""
     deadline = time.monotonic() + timeout
     while (remaining := deadline - time.monotonic()) > 0:
         try:
             event = await asyncio.wait_for(layer.receive(channel), timeout=remaining)
         except TimeoutError:
-            return
+            return False
         if event.get("message", {}).get("event") in wanted:
-            return
+            return True
+    return False

@@ -134,7 +134,8 @@ def battle_create(
     provider_budget([model_a.provider, model_b.provider])
     title = _title(text)
     with transaction.atomic():
-        if thread is None:
+        joined = thread is not None
+        if thread is None:  # a new session: titled and active now, as it is created
             thread = Thread.objects.create(session_key=session_key, title=title)
         elif thread.session_key != session_key:
             raise ValueError("a battle joins only a session of its own visitor")
@@ -147,8 +148,9 @@ def battle_create(
             title=title,
         )
         turn = _add_turn(battle, text, 1)
-        Thread.objects.filter(pk=thread.pk, title="").update(title=title)
-        _touch(battle)
+        if joined:
+            Thread.objects.filter(pk=thread.pk, title="").update(title=title)
+            Thread.objects.filter(pk=thread.pk).update(last_active_at=battle.last_active_at)
     logger.info("battle %s created", battle.id)
     return battle, turn
 

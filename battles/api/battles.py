@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest
 from ninja import Field, Router, Schema
 
+from arena.aio import database_call
 from arena.contests.voting import VoteChoice
 from arena.errors import RuleError, errors
 from arena.ratelimit import visitor_limit
@@ -112,7 +112,7 @@ READ_ERRORS = errors(404, 422)
 WRITE_ERRORS = errors(400, 404, 409, 422, 429, 502, 503, 504)
 
 
-@sync_to_async
+@database_call
 def visitor_write(request: HttpRequest, action, *, limit: int | None = None):
     """Run a sync service for this visitor: counted against its rate limit first, then with
     its session key (created now, on its first write)."""
@@ -124,7 +124,7 @@ def visitor_write(request: HttpRequest, action, *, limit: int | None = None):
         release_database()  # the request now waits for the models: hold no connection
 
 
-@sync_to_async
+@database_call
 def visitor_read(request: HttpRequest, action):
     """Run a sync selector with the caller's session key, if it has one (none is created)."""
     return action(session_key_for(request, create=False))
@@ -137,9 +137,7 @@ def _owned(battle_id, session_key) -> object:
     return battle
 
 
-@sync_to_async
-def _turn_payload(battle_id, turn_id) -> dict:
-    sides = selectors.turn_sides(turn_id=turn_id)
+def _turn_payload(battle_id, turn_id, sides: list[selectors.SideView]) -> dict:
     failed = [s for s in sides if s.response.status == StepStatus.FAILED]
     if failed:
         raise RuleError(status=502, message=SIDE_FAILED.format(
@@ -162,9 +160,10 @@ def _turn_payload(battle_id, turn_id) -> dict:
 
 async def answer_turn(battle_id, turn_id) -> dict:
     timeout = settings.ARENA_API_WAIT_SECONDS
-    if not await turn_wait_finished(battle_id=battle_id, turn_id=turn_id, timeout=timeout):
+    sides = await turn_wait_finished(battle_id=battle_id, turn_id=turn_id, timeout=timeout)
+    if sides is None:
         raise RuleError(STILL_WRITING.format(seconds=timeout, battle_id=battle_id), status=504)
-    return await _turn_payload(battle_id, turn_id)
+    return _turn_payload(battle_id, turn_id, sides)
 
 
 @router.post("/battles", response={200: TurnOut, **WRITE_ERRORS})
@@ -202,7 +201,8 @@ async def stop(request: HttpRequest, battle_id: str):
         return services.battle_stop(battle=_owned(battle_id, key))
 
     turn = await visitor_write(request, act)
-    return await _turn_payload(turn.battle_id, turn.id)
+    sides = await database_call(selectors.turn_sides)(turn_id=turn.id)
+    return _turn_payload(turn.battle_id, turn.id, sides)
 
 
 @router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
