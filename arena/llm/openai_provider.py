@@ -14,7 +14,7 @@ import httpx
 import openai
 
 from arena.llm.errors import LLMMalformedResponse
-from arena.llm.transport import tls_context
+from arena.llm.transport import connection_limits, tls_context
 from arena.llm.types import AttemptState, ChatMessage, JsonOutput, ModelEndpoint
 
 _SHAPE_ERRORS = (AttributeError, IndexError, KeyError, TypeError, ValueError)
@@ -25,7 +25,8 @@ def make_client(endpoint: ModelEndpoint, api_key: str, timeouts: dict[str, float
         base_url=endpoint.base_url or None,
         api_key=api_key,
         max_retries=0,
-        http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()),
+        http_client=openai.DefaultAsyncHttpxClient(verify=tls_context(),
+                                                limits=connection_limits()),
         timeout=httpx.Timeout(**timeouts),
     )
 
@@ -41,8 +42,11 @@ def build_messages(endpoint: ModelEndpoint, messages: list[ChatMessage]) -> list
 def _usage(usage: Any) -> tuple[int | None, int | None]:
     if usage is None:
         return None, None
-    prompt = getattr(usage, "prompt_tokens", None)
-    completion = getattr(usage, "completion_tokens", None)
+    if isinstance(usage, dict):
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    else:
+        prompt = getattr(usage, "prompt_tokens", None)
+        completion = getattr(usage, "completion_tokens", None)
     return (
         prompt if isinstance(prompt, int) else None,
         completion if isinstance(completion, int) else None,
@@ -64,22 +68,24 @@ def _parse_completion(response: Any) -> tuple[str, int | None, int | None]:
 
 
 def _parse_chunk(chunk: Any) -> tuple[str, str | None, tuple[int | None, int | None] | None]:
-    """Text delta of choice 0, its finish_reason if one arrived, and usage if present."""
+    """Text delta of choice 0, its finish_reason if one arrived, and usage if present.
+
+    ``chunk`` is the decoded JSON of one event (a dict), as the SDK's stream decodes it."""
     try:
         parts: list[str] = []
         finished = None
-        for choice in chunk.choices or ():
-            if choice.index != 0:
+        for choice in chunk.get("choices") or ():
+            if choice.get("index", 0) != 0:
                 continue
-            delta = choice.delta
-            content = getattr(delta, "content", None) or getattr(delta, "refusal", None)
+            delta = choice.get("delta") or {}
+            content = delta.get("content") or delta.get("refusal")
             if content:
                 if not isinstance(content, str):
                     raise TypeError("delta content is not a string")
                 parts.append(content)
-            if choice.finish_reason:
-                finished = str(choice.finish_reason)
-        usage = getattr(chunk, "usage", None)
+            if choice.get("finish_reason"):
+                finished = str(choice["finish_reason"])
+        usage = chunk.get("usage")
         return "".join(parts), finished, (_usage(usage) if usage is not None else None)
     except _SHAPE_ERRORS as exc:
         raise LLMMalformedResponse(
@@ -118,8 +124,11 @@ async def run_attempt(
         state.cut_at_limit = getattr(response.choices[0], "finish_reason", None) == "length"
         return
 
-    chunks = await client.chat.completions.create(
-        **params, stream=True, stream_options={"include_usage": True}
+    # The SDK's own request and event stream, without building a typed object per chunk (a
+    # model sends hundreds; each cost more than everything else the worker does with it).
+    chunks = await client.post(
+        "/chat/completions", cast_to=object, stream=True, stream_cls=openai.AsyncStream[object],
+        body={**params, "stream": True, "stream_options": {"include_usage": True}},
     )
     async with chunks:
         async for chunk in chunks:
