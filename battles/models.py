@@ -50,6 +50,13 @@ class Thread(models.Model):
         return self.title or f"Session {self.id}"
 
 
+def position_of(slot: str, model_a_position: str) -> str:
+    """The screen position of a model slot, given where model A is shown."""
+    if slot == Slot.A:
+        return model_a_position
+    return Position.RIGHT if model_a_position == Position.LEFT else Position.LEFT
+
+
 class Battle(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session_key = models.CharField(max_length=64, db_index=True)
@@ -86,9 +93,7 @@ class Battle(models.Model):
         return Slot.A if position == self.model_a_position else Slot.B
 
     def position_of(self, slot: str) -> str:
-        if slot == Slot.A:
-            return self.model_a_position
-        return Position.RIGHT if self.model_a_position == Position.LEFT else Position.LEFT
+        return position_of(slot, self.model_a_position)
 
     def model_in(self, slot: str) -> AIModel:
         return self.model_a if slot == Slot.A else self.model_b

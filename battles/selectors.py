@@ -10,7 +10,16 @@ from django.db.models import Count, Prefetch
 from arena.inputs import parse_uuid
 from arena.modes import Figure
 from arena.steps import StepStatus, failed_for_good
-from battles.models import MAX_MESSAGES, Battle, Position, Response, Thread, Turn, Vote
+from battles.models import (
+    MAX_MESSAGES,
+    Battle,
+    Position,
+    Response,
+    Thread,
+    Turn,
+    Vote,
+    position_of,
+)
 
 
 def _battle_queryset():
@@ -174,11 +183,30 @@ class BattleView:
         return battle_totals(self)
 
 
-def turn_sides(*, turn_id) -> list[SideView]:
-    """One turn's two answers by screen position, left first (one query)."""
-    responses = Response.objects.filter(turn_id=turn_id).select_related("turn__battle")
-    sides = [SideView(r.turn.battle.position_of(r.slot), r) for r in responses]
-    return sorted(sides, key=lambda side: side.position != Position.LEFT)
+@dataclass(frozen=True)
+class TurnAnswer:
+    """One answer of a turn as the JSON API shows it (no model objects: read on every wait)."""
+
+    position: str
+    status: str
+    error: str
+    text: str
+    latency_ms: int | None
+    cut_at_limit: bool
+    stopped: bool
+    session_id: str  # the battle's session (Thread)
+
+
+def turn_answers(*, turn_id) -> list[TurnAnswer]:
+    """One turn's answers by screen position, left first (one query)."""
+    rows = (Response.objects.filter(turn_id=turn_id).order_by()
+            .values_list("slot", "status", "error", "text", "latency_ms", "cut_at_limit",
+                         "stopped", "turn__battle__model_a_position", "turn__battle__thread_id"))
+    answers = [TurnAnswer(position_of(slot, a_position), status, error, text, latency_ms, cut,
+                          stopped, str(thread_id))
+               for slot, status, error, text, latency_ms, cut, stopped, a_position, thread_id
+               in rows]
+    return sorted(answers, key=lambda answer: answer.position != Position.LEFT)
 
 
 def battle_view(*, battle: Battle) -> BattleView:

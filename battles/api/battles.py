@@ -137,33 +137,33 @@ def _owned(battle_id, session_key) -> object:
     return battle
 
 
-def _turn_payload(battle_id, turn_id, sides: list[selectors.SideView]) -> dict:
-    failed = [s for s in sides if s.response.status == StepStatus.FAILED]
+def _turn_payload(battle_id, turn_id, answers: list[selectors.TurnAnswer]) -> dict:
+    failed = [a for a in answers if a.status == StepStatus.FAILED]
     if failed:
         raise RuleError(status=502, message=SIDE_FAILED.format(
-            positions=" and ".join(s.position for s in failed),
-            error=failed[0].response.error,
+            positions=" and ".join(a.position for a in failed),
+            error=failed[0].error,
             battle_id=battle_id,
             position=failed[0].position,
         ))
     return {
         "battle_id": str(battle_id),
-        "session_id": str(sides[0].response.turn.battle.thread_id),
+        "session_id": answers[0].session_id,
         "message_id": str(turn_id),
         "responses": [
-            {"position": s.position, "text": s.response.text, "latency_ms": s.response.latency_ms,
-             "cut_at_limit": s.response.cut_at_limit, "stopped": s.response.stopped}
-            for s in sides
+            {"position": a.position, "text": a.text, "latency_ms": a.latency_ms,
+             "cut_at_limit": a.cut_at_limit, "stopped": a.stopped}
+            for a in answers
         ],
     }
 
 
 async def answer_turn(battle_id, turn_id) -> dict:
     timeout = settings.ARENA_API_WAIT_SECONDS
-    sides = await turn_wait_finished(battle_id=battle_id, turn_id=turn_id, timeout=timeout)
-    if sides is None:
+    answers = await turn_wait_finished(battle_id=battle_id, turn_id=turn_id, timeout=timeout)
+    if answers is None:
         raise RuleError(STILL_WRITING.format(seconds=timeout, battle_id=battle_id), status=504)
-    return _turn_payload(battle_id, turn_id, sides)
+    return _turn_payload(battle_id, turn_id, answers)
 
 
 @router.post("/battles", response={200: TurnOut, **WRITE_ERRORS})
@@ -201,8 +201,8 @@ async def stop(request: HttpRequest, battle_id: str):
         return services.battle_stop(battle=_owned(battle_id, key))
 
     turn = await visitor_write(request, act)
-    sides = await database_call(selectors.turn_sides)(turn_id=turn.id)
-    return _turn_payload(turn.battle_id, turn.id, sides)
+    answers = await database_call(selectors.turn_answers)(turn_id=turn.id)
+    return _turn_payload(turn.battle_id, turn.id, answers)
 
 
 @router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
