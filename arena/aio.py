@@ -27,12 +27,21 @@ _loop: asyncio.AbstractEventLoop | None = None
 _pid: int | None = None
 
 
+def _new_loop() -> asyncio.AbstractEventLoop:
+    """uvloop where it is installed (less CPU per stream), else asyncio's own loop."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
 def background_loop() -> asyncio.AbstractEventLoop:
     """This process's I/O loop, started on first use (and again in a forked child)."""
     global _loop, _pid
     with _lock:
         if _loop is None or _pid != os.getpid() or _loop.is_closed():
-            loop = asyncio.new_event_loop()
+            loop = _new_loop()
             ready = threading.Event()
 
             def serve() -> None:
