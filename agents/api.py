@@ -130,7 +130,7 @@ def _battle(request: HttpRequest, battle_id: str):
         battle_id=parse_uuid(battle_id), session_key=session_key_for(request, create=False))
 
 
-@router.post("/battles/generate", response={200: VoiceBattleOut, **errors(422, 429, 503)})
+@router.post("/battles/generate", response={200: VoiceBattleOut, **errors(400, 413, 422, 429, 503)})
 def generate(request: HttpRequest, payload: VoiceGenerateIn):
     """Pick a scenario and two agents that can take calls (two providers when there are)."""
     if payload.battle_type != "agent":
@@ -147,7 +147,8 @@ def battle_detail(request: HttpRequest, battle_id: str):
     return selectors.battle_payload(_battle(request, battle_id))
 
 
-@router.post("/battles/{battle_id}/vote", response={200: VoiceBattleOut, **errors(404, 409, 422)})
+@router.post("/battles/{battle_id}/vote",
+             response={200: VoiceBattleOut, **errors(400, 404, 409, 413, 422)})
 def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     """One vote per battle, after both conversations; reveals the agents."""
     services.battle_vote(battle_id=parse_uuid(battle_id),

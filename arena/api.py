@@ -6,21 +6,67 @@ NinjaAPI with :func:`answer_errors_as_detail` and mounts it through ``Mode.root_
 
 from __future__ import annotations
 
+import json
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest
 from ninja import NinjaAPI, Router, Schema
-from ninja.errors import ValidationError
+from ninja.errors import HttpError, ValidationError
+from ninja.parser import Parser
 
 from arena.errors import RuleError, api_rule_error
+from arena.inputs import check_storable
 from arena.modes import modes
+
+BODY_TOO_LARGE = ("The request body is larger than the {limit:,} bytes the API accepts: send "
+                  "less text.")
+
+
+class StorableJsonParser(Parser):
+    """JSON bodies whose every string and key a database can keep: a NUL byte or a lone
+    surrogate anywhere is a 400 naming where it is, before any mode sees the payload."""
+
+    def parse_body(self, request: HttpRequest):
+        data = json.loads(request.body)
+        _check_strings(data, "")
+        return data
+
+
+def _check_strings(value, where: str) -> None:  # noqa: ANN001 - any decoded JSON value
+    if isinstance(value, str):
+        check_storable(value, field=f"The field {where}" if where else "The body")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_storable(key, field="A key of the body")
+            _check_strings(item, f"{where}.{key}" if where else key)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_strings(item, f"{where}[{index}]")
 
 
 def answer_errors_as_detail(api: NinjaAPI) -> NinjaAPI:
-    """Install the platform's error answers on a NinjaAPI: a broken rule and a validation
-    error both become ``{"detail": "..."}`` (validation: 422 naming each field)."""
+    """Install the platform's error answers on a NinjaAPI: a broken rule, a validation error,
+    a body that cannot be parsed or stored and one too large all become
+    ``{"detail": "..."}`` (validation: 422 naming each field; too large: 413)."""
+    api.parser = StorableJsonParser()
 
     @api.exception_handler(RuleError)
     def rule_error(request: HttpRequest, exc: RuleError):
         return api_rule_error(api, request, exc)
+
+    @api.exception_handler(HttpError)
+    def http_error(request: HttpRequest, exc: HttpError):
+        # django-ninja wraps whatever the parser raised; a broken rule keeps its message.
+        if isinstance(exc.__cause__, RuleError):
+            return api_rule_error(api, request, exc.__cause__)
+        return api.create_response(request, {"detail": str(exc)}, status=exc.status_code)
+
+    @api.exception_handler(RequestDataTooBig)
+    def too_large(request: HttpRequest, exc: RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return api.create_response(request, {"detail": BODY_TOO_LARGE.format(limit=limit)},
+                                   status=413)
 
     @api.exception_handler(ValidationError)
     def validation_error(request: HttpRequest, exc: ValidationError):

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -88,6 +90,9 @@ def _secret_key() -> str:
 
 SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+if ARENA_ENV == "production" and not os.environ.get("ALLOWED_HOSTS", "").strip():
+    raise ImproperlyConfigured("ALLOWED_HOSTS must be set when ARENA_ENV=production "
+                               "(the host names the arena is served under, comma-separated)")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # Front ends on other origins that may call the JSON API from a browser, with the visitor's
 # cookies (seed 000's CORS_ORIGINS, comma-separated); unset: no cross-origin access at all.
@@ -107,6 +112,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "corsheaders",
+    "axes",  # admin logins: failed attempts counted, a lockout past the limit
     "ninja",  # the API docs use the Swagger UI files it ships, never a CDN
     "channels",
     "arena",
@@ -128,8 +134,50 @@ MIDDLEWARE = [
     "arena.middleware.AuthenticationMiddleware",
     "arena.middleware.MessageMiddleware",
     "arena.middleware.XFrameOptionsMiddleware",
+    "arena.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
+
+# django-axes: ARENA_LOGIN_FAILURES wrong passwords from one address lock it out of the login
+# for ARENA_LOGIN_COOLOFF_MINUTES (a 429 page saying when to come back); the address is the
+# rate limits' own (arena.ratelimit.client_ip, which trusts only the configured proxy header).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("ARENA_LOGIN_FAILURES", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_CLIENT_IP_CALLABLE = "arena.ratelimit.client_ip"
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_TEMPLATE = "arena/login_locked.html"
+AXES_VERBOSE = False
+
+# Content-Security-Policy (django-csp): scripts only from the arena's own files (no inline
+# script, no eval: htmx runs with allowEval off), nothing loaded from other origins, and
+# violations reported to /csp-report, which logs them. Inline styles stay allowed (Markdown
+# tables align cells with style attributes).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "media-src": [SELF, "blob:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+        "report-uri": "/csp-report",
+    },
+}
+
+# Django finds its middleware by path; the subclasses above are checked in arena.checks.
+SILENCED_SYSTEM_CHECKS = ["security.W001", "security.W002", "security.W003"]
 
 ROOT_URLCONF = "arena.urls"
 ASGI_APPLICATION = "arena.asgi.application"
@@ -240,6 +288,19 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_SECURE = ARENA_ENV == "production"
 CSRF_COOKIE_SECURE = ARENA_ENV == "production"
+CSRF_FAILURE_VIEW = "arena.views.csrf_failure"
+
+# HTTPS in production (Django's deployment checklist): plain HTTP is redirected, browsers are
+# told to come back over HTTPS only. Behind a proxy that ends TLS, ARENA_PROXY_SSL_HEADER
+# names its header (e.g. X-Forwarded-Proto); ARENA_SSL_REDIRECT=0 when the proxy redirects.
+SECURE_SSL_REDIRECT = env_bool("ARENA_SSL_REDIRECT", ARENA_ENV == "production")
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
+SECURE_HSTS_SECONDS = env_int("ARENA_HSTS_SECONDS",
+                              31_536_000 if ARENA_ENV == "production" else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("ARENA_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("ARENA_HSTS_PRELOAD", True)
+if _proxy_ssl_header := env_str("ARENA_PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -321,6 +382,19 @@ CELERY_BEAT_SCHEDULE["arena-steps-requeue-stale"] = {
     "task": "arena.tasks.steps_requeue_stale",
     "schedule": ARENA_STEP_SWEEP_SECONDS,
 }
+# Expired sessions (an anonymous visitor's lasts SESSION_COOKIE_AGE) are deleted daily.
+CELERY_BEAT_SCHEDULE["arena-sessions-clear-expired"] = {
+    "task": "arena.tasks.sessions_clear_expired",
+    "schedule": 24 * 60 * 60,
+}
+
+# /healthz answers everyone with database and Redis only; this token (sent as
+# "Authorization: Bearer <token>") or a staff login adds the workers and the models.
+ARENA_HEALTH_TOKEN = env_str("ARENA_HEALTH_TOKEN")
+
+# A request body past this is refused before it is read: a JSON 413 from the API, Django's
+# 400 page elsewhere. 1 MiB holds the longest prompt even fully \u-escaped.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ARENA_MAX_BODY_BYTES", 1_048_576, minimum=1024)
 
 # --- Text battles -------------------------------------------------------------
 ARENA_PROMPT_MAX_CHARS = env_int("ARENA_PROMPT_MAX_CHARS", 30_000, minimum=1)

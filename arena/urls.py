@@ -12,6 +12,7 @@ coming_soon = TemplateView.as_view(template_name="arena/coming_soon.html")
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("csp-report", views.csp_report, name="csp-report"),
     # For clients that ask for /favicon.ico without reading the page's <link rel="icon">.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
@@ -23,5 +24,7 @@ urlpatterns = [
     *(path("", include(m.root_urls)) for m in modes() if m.is_open and m.root_urls),
 ]
 
+handler400 = "arena.views.bad_request"
+handler403 = "arena.views.permission_denied"
 handler404 = "arena.views.page_not_found"
 handler500 = "arena.views.server_error"

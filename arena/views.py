@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, JsonResponse
-from django.shortcuts import render
+import json
+import logging
 
-from arena.health import health_report
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from arena.errors import RuleError
+from arena.health import health_report, may_see_details
+from arena.ratelimit import visitor_limit
+
+logger = logging.getLogger("arena.csp")
+CSP_REPORTS_PER_MINUTE = 30
 
 
 def home(request: HttpRequest):
@@ -21,18 +31,67 @@ def home(request: HttpRequest):
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
-    report = health_report()
+    """200 while the database and Redis answer, else 503; details for staff or a token."""
+    report = health_report(detailed=may_see_details(request))
     essential = report["database"]["ok"] and report["redis"]["ok"]
     return JsonResponse(report, status=200 if essential else 503)
 
 
+def _wants_json(request: HttpRequest) -> bool:
+    """An API call (under /api/, or one that sent or asked for JSON) is answered in JSON."""
+    return (request.path.startswith("/api/")
+            or request.META.get("CONTENT_TYPE", "").startswith("application/json")
+            or request.META.get("HTTP_ACCEPT", "").startswith("application/json"))
+
+
+def bad_request(request: HttpRequest, exception=None):
+    """Django's own 400s (a body past the size limit outside the API, a header it refuses)."""
+    if _wants_json(request):
+        return JsonResponse({"detail": "The request could not be read: check its headers and "
+                                       "body."}, status=400)
+    return render(request, "400.html", status=400)
+
+
+def permission_denied(request: HttpRequest, exception=None):
+    if _wants_json(request):
+        return JsonResponse({"detail": "You may not do this."}, status=403)
+    return render(request, "403.html", status=403)
+
+
+def csrf_failure(request: HttpRequest, reason: str = ""):
+    """A form posted without its page's token (an old tab, blocked cookies)."""
+    if _wants_json(request):
+        return JsonResponse({"detail": "The CSRF check failed: load the page again and "
+                                       "resend."}, status=403)
+    return render(request, "403.html", {"csrf": True}, status=403)
+
+
 def page_not_found(request: HttpRequest, exception=None):
-    if request.path.startswith("/api/"):
+    if _wants_json(request):
         return JsonResponse({"detail": "Not found."}, status=404)
     return render(request, "404.html", status=404)
 
 
 def server_error(request: HttpRequest):
-    if request.path.startswith("/api/"):
+    if _wants_json(request):
         return JsonResponse({"detail": "Internal server error."}, status=500)
     return render(request, "500.html", status=500)
+
+
+@csrf_exempt
+@require_POST
+def csp_report(request: HttpRequest) -> HttpResponse:
+    """A browser reports what the Content-Security-Policy blocked: logged, one line each."""
+    try:
+        visitor_limit(request, action="csp_report", limit=CSP_REPORTS_PER_MINUTE)
+        report = json.loads(request.body).get("csp-report")
+    except RuleError as exc:
+        return JsonResponse({"detail": exc.message}, status=exc.status)
+    except (ValueError, AttributeError):
+        report = None
+    if not isinstance(report, dict):
+        return JsonResponse({"detail": 'Send a CSP report: {"csp-report": {...}}.'}, status=400)
+    logger.warning("CSP blocked %r (%r) on %r", str(report.get("blocked-uri", ""))[:300],
+                   str(report.get("violated-directive", ""))[:100],
+                   str(report.get("document-uri", ""))[:300])
+    return HttpResponse(status=204)

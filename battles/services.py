@@ -15,7 +15,7 @@ from django.utils import timezone
 from arena.contests.leaks import leaked_identity
 from arena.contests.voting import vote_once, vote_outcome
 from arena.errors import RuleError
-from arena.inputs import clean_text
+from arena.inputs import check_storable, clean_text
 from arena.llm import estimate_tokens
 from arena.llm.context import BYTES_PER_TOKEN, estimate_input_tokens, fits, input_budget
 from arena.ratelimit import provider_budget
@@ -72,7 +72,7 @@ NOTHING_TO_STOP = "Both answers are already complete: there is nothing to stop."
 
 
 def _clean_prompt(prompt: str) -> str:
-    return clean_text(prompt, empty=PROMPT_EMPTY, too_long=PROMPT_TOO_LONG)
+    return clean_text(prompt, empty=PROMPT_EMPTY, too_long=PROMPT_TOO_LONG, field="The prompt")
 
 
 def _locked(battle_id) -> Battle:
@@ -98,7 +98,7 @@ def _title(text: str) -> str:
 
 def thread_create(*, session_key: str, title: str = "") -> Thread:
     """A new, empty session; without a title it takes its first battle's prompt."""
-    title = _one_line(title or "")
+    title = check_storable(_one_line(title or ""), field="The title")
     if len(title) > TITLE_LIMIT:
         raise RuleError(TITLE_TOO_LONG.format(limit=TITLE_LIMIT, length=len(title)), status=422)
     return Thread.objects.create(session_key=session_key, title=title)

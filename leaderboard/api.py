@@ -240,7 +240,8 @@ def worker_status(request: HttpRequest):
     return stats.worker_status()
 
 
-@router.post("/worker/aggregate", response={200: RunOut, **errors(400, 403, 404, 409, 422, 500)},
+@router.post("/worker/aggregate",
+             response={200: RunOut, **errors(400, 403, 404, 409, 413, 422, 500)},
              auth=staff_session)
 def worker_aggregate(request: HttpRequest, payload: AggregateIn | None = None):
     """Run the rating now (staff only); answers when the run is recorded."""

@@ -60,12 +60,15 @@ NO_VALID_RANKINGS = (
 )
 NOT_WAITING_FOR_ANSWERS = "This panel is not waiting for answers to clarifying questions."
 CLARIFICATION_ANSWER_EMPTY = "Answer the clarifying questions, or skip clarification."
+CLARIFICATION_ANSWER_TOO_LONG = (
+    "The answer is too long: at most {limit:,} characters (it has {length:,}).")
 NOT_THE_ASKER = "Only the person who asked this question can clarify it."
 QUESTION_GENERATION_FAILED = "The question model could not write a question: {error}"
 
 
 def _clean_question(question: str) -> str:
-    return clean_text(question, empty=QUESTION_EMPTY, too_long=QUESTION_TOO_LONG)
+    return clean_text(question, empty=QUESTION_EMPTY, too_long=QUESTION_TOO_LONG,
+                      field="The question")
 
 
 def panel_participants(*, models: list[str] | None = None) -> tuple[list[str], list[dict]]:
@@ -126,9 +129,11 @@ def panel_create(
     clarify: bool = False,
     auto: bool = False,
     origin: str = PanelOrigin.WEB,
+    public: bool = False,
 ) -> Panel:
     """Start a panel. ``auto``: the question model writes the question (then the models
-    answer at once); ``clarify``: the question model first checks the person's question."""
+    answer at once); ``clarify``: the question model first checks the person's question;
+    ``public``: listed to everyone (else seen by its link and in its asker's list)."""
     text = "" if auto else _clean_question(question)
     participants, skipped = panel_participants(models=models)
     question_model = question_model_get() if (auto or clarify) else None
@@ -138,6 +143,7 @@ def panel_create(
         panel = Panel.objects.create(
             session_key=session_key or "",
             origin=origin,
+            is_public=public,
             question=text,
             original_question=text,
             question_source=QuestionSource.GENERATED if auto else QuestionSource.PERSON,
@@ -238,13 +244,12 @@ def clarification_checked(*, round_id, reply: str, is_clear: bool, error: str = 
 
 def panel_clarification_answer(*, panel: Panel, answer: str, session_key: str = "") -> None:
     """The person answers the clarifying questions of the open round; the model refines."""
-    text = (answer or "").strip()
-    if not text:
-        raise RuleError(CLARIFICATION_ANSWER_EMPTY, status=400)
+    text = clean_text(answer, empty=CLARIFICATION_ANSWER_EMPTY,
+                      too_long=CLARIFICATION_ANSWER_TOO_LONG, field="The answer")
     with transaction.atomic():
         panel = _locked(panel.pk)
         round_ = _asking_round(panel, session_key)
-        round_.person_answer = text[: settings.ARENA_PROMPT_MAX_CHARS]
+        round_.person_answer = text
         round_.phase = RoundPhase.REFINING
         round_.save(update_fields=["person_answer", "phase", "updated_at"])
         enqueue_task("panels.tasks.panel_clarification_step", str(round_.id))

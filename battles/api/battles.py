@@ -109,7 +109,7 @@ class BattleListOut(Schema):
 
 # What each kind of operation can answer besides 200 (documented in the OpenAPI file).
 READ_ERRORS = errors(404, 422)
-WRITE_ERRORS = errors(400, 404, 409, 422, 429, 502, 503, 504)
+WRITE_ERRORS = errors(400, 404, 409, 413, 422, 429, 502, 503, 504)
 
 
 @database_call
