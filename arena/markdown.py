@@ -1,5 +1,9 @@
 """Model output is untrusted: Markdown is rendered without raw HTML, then sanitised.
 
+Images are not rendered: ``![alt](url)`` shows as a link to the URL, so a model's answer
+never makes a viewer's browser fetch a third party (a tracker, or a picture of a model's
+name past the text-only identity filter).
+
 The same rules run in the browser while an answer streams (static/js/arena-markdown.js:
 markdown-it with these options, DOMPurify with :data:`POLICY`, handed to the page by
 :func:`markdown_policy`); this server render stays the source of truth once it ends."""
@@ -11,14 +15,14 @@ from markdown_it import MarkdownIt
 
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}).enable(
     ["table", "strikethrough"]
-)
+).disable("image")
 POLICY = {
     "tags": sorted({
         "p", "br", "hr", "strong", "em", "del", "s", "code", "pre", "blockquote", "ul", "ol",
         "li", "h1", "h2", "h3", "h4", "h5", "h6", "a", "table", "thead", "tbody", "tr", "th",
-        "td", "img",
+        "td",
     }),
-    "attributes": {"a": ["href", "title"], "img": ["alt", "src", "title"], "th": ["style"],
+    "attributes": {"a": ["href", "title"], "th": ["style"],
                    "td": ["style"], "code": ["class"]},
     "url_schemes": ["http", "https", "mailto"],
     "link_rel": "nofollow noopener noreferrer",

@@ -15,6 +15,7 @@ Under a sync handler (the test client) each class is exactly Django's.
 from __future__ import annotations
 
 from asgiref.sync import iscoroutinefunction
+from csp import middleware as csp
 from django.contrib.auth import middleware as auth
 from django.contrib.messages import middleware as messages
 from django.middleware import clickjacking, common, csrf, security
@@ -88,3 +89,7 @@ class MessageMiddleware(OnTheLoop, messages.MessageMiddleware):
 
 class XFrameOptionsMiddleware(OnTheLoop, clickjacking.XFrameOptionsMiddleware):
     pass
+
+
+class CSPMiddleware(OnTheLoop, csp.CSPMiddleware):
+    pass  # the policy is a header built from settings

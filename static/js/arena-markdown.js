@@ -6,7 +6,7 @@
   "use strict";
   const policy = JSON.parse(document.getElementById("markdown-policy").textContent);
   const md = window.markdownit("commonmark", { html: false, linkify: false, breaks: true })
-    .enable(["table", "strikethrough"]);
+    .enable(["table", "strikethrough"]).disable(["image"]);
   const schemes = new RegExp("^(?:" + policy.url_schemes.join("|") + "):", "i");
   const allTags = policy.tags;
   const allAttributes = [...new Set(Object.values(policy.attributes).flat())];

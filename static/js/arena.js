@@ -49,6 +49,15 @@
   document.body.addEventListener("htmx:sendError", unreachable);
   document.body.addEventListener("htmx:timeout", unreachable);
 
+  // A form marked data-reset-on-success empties once the server took it (no inline handler:
+  // the Content-Security-Policy allows no eval, so htmx's hx-on is off).
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    const form = evt.detail.elt;
+    if (evt.detail.successful && form.matches && form.matches("form[data-reset-on-success]")) {
+      form.reset();
+    }
+  });
+
   // A text box with data-max-chars counts what is typed against the server's limit and
   // refuses to send more (a maxlength attribute would cut a paste without a word).
   const numbers = new Intl.NumberFormat();
