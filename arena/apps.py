@@ -8,6 +8,7 @@ class ArenaConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
+        from arena import checks  # noqa: F401 - registers the deployment checks
         from arena.celery import app
         from arena.models import AIModel
         from arena.modes import beat_schedule

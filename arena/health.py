@@ -1,9 +1,17 @@
-"""Health checks for /healthz: database, Redis, Celery worker, models."""
+"""Health checks for /healthz.
+
+Everyone (a load balancer every few seconds) gets the fast answer: can this process reach its
+database and Redis, one round trip each. Staff, or a caller with ``ARENA_HEALTH_TOKEN``, get
+the detailed one: the Celery workers (a broadcast ping that waits a second for replies) and
+every model with why it cannot answer, which names the key variables it lacks."""
 
 from __future__ import annotations
 
+import hmac
+
 from django.conf import settings
 from django.db import connection
+from django.http import HttpRequest
 
 
 def check_database() -> dict:
@@ -51,12 +59,25 @@ def check_models() -> dict:
     }
 
 
-def health_report() -> dict:
-    report = {
-        "database": check_database(),
-        "redis": check_redis(),
-    }
-    report["worker"] = check_worker() if report["redis"]["ok"] else {"ok": False, "workers": 0}
-    report["models"] = check_models() if report["database"]["ok"] else {"ok": False}
+def may_see_details(request: HttpRequest) -> bool:
+    """Staff, or a bearer of ``ARENA_HEALTH_TOKEN`` (``Authorization: Bearer <token>``)."""
+    token = settings.ARENA_HEALTH_TOKEN
+    sent = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    if token and sent and hmac.compare_digest(sent.encode(), token.encode()):
+        return True
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_authenticated and user.is_staff)
+
+
+def health_report(*, detailed: bool = False) -> dict:
+    """The parts' states; ``ok`` is whether they all are. Without ``detailed``: database and
+    Redis only, their names and errors left out."""
+    report = {"database": check_database(), "redis": check_redis()}
+    if detailed:
+        report["worker"] = (check_worker() if report["redis"]["ok"]
+                            else {"ok": False, "workers": 0})
+        report["models"] = check_models() if report["database"]["ok"] else {"ok": False}
+    else:
+        report = {name: {"ok": part["ok"]} for name, part in report.items()}
     report["ok"] = all(part["ok"] for part in report.values())
     return report

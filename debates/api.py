@@ -43,7 +43,9 @@ class DebateRunIn(Schema):
     word_limit: int = Field(150, description=f"Per turn, {MIN_WORD_LIMIT} to {MAX_WORD_LIMIT}.")
     fact_checking: bool = True
     strict_mode: bool = Field(False, description="A turn with a false claim is rewritten once.")
-    listed: bool = Field(True, description="False: unlisted (only people with the link).")
+    listed: bool | None = Field(None, description="Listed on /debates/ for everyone; False: "
+                                "only people with the link. Default: a library topic is "
+                                "listed, your own motion is not.")
 
 
 class DebateRunOut(Schema):
@@ -182,7 +184,7 @@ def _view(request: HttpRequest, debate):
                                  session_key=session_key_for(request, create=False))
 
 
-@router.post("/debate/run", response={200: DebateRunOut, **errors(400, 422, 429, 503)})
+@router.post("/debate/run", response={200: DebateRunOut, **errors(400, 413, 422, 429, 503)})
 def run_debate(request: HttpRequest, payload: DebateRunIn):
     """Start a debate; an invalid configuration is a 400 naming every problem. Follow it
     with ``GET /api/debates/{debate_id}`` or the socket ``/ws/debates/{debate_id}/``."""
@@ -242,7 +244,7 @@ def cancel_debate(request: HttpRequest, debate_id: str):
     return _control(request, debate_id, services.debate_cancel)
 
 
-@router.post("/debate/vote", response={200: DebateVoteOut, **errors(404, 409, 422, 429)})
+@router.post("/debate/vote", response={200: DebateVoteOut, **errors(400, 404, 409, 413, 422, 429)})
 def vote_debate(request: HttpRequest, payload: DebateVoteIn):
     """Vote pro, con or tie once, with an optional wager; the answer names the models.
     A second vote from the same session is a 409."""

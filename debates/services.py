@@ -55,10 +55,13 @@ CANCELLED = "Cancelled by the person who started it."
 def debate_create(*, session_key: str = "", model_a: str | None = None,
                   model_b: str | None = None, topic_id=None, motion: str | None = None,
                   persona_a=None, persona_b=None, rounds: int = 3, word_limit: int = 150,
-                  fact_checking: bool = True, strict_mode: bool = False, listed: bool = True,
-                  origin: str = DebateOrigin.WEB, rng: random.Random | None = None,
+                  fact_checking: bool = True, strict_mode: bool = False,
+                  listed: bool | None = None, origin: str = DebateOrigin.WEB,
+                  rng: random.Random | None = None,
                   calibration: tuple[str, str, list[str]] | None = None) -> Debate:
     """Start a debate; every problem with the configuration is named in one 400.
+    ``listed`` None: a library topic is listed, a motion the person wrote is not (what people
+    type is listed to others only when they say so).
     ``calibration``: ``(weak side, handicap, planted claims)`` (:mod:`debates.calibration`)."""
     rng = rng or random.SystemRandom()
     problems: list[str] = []
@@ -78,6 +81,8 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
                         status=400)
     check_spend([first, second])
     judge, judge_is_debater = choose_judge(first, second, available)
+    if listed is None:
+        listed = motion is None
     with transaction.atomic():
         if topic.pk is None or topic._state.adding:
             topic.save()

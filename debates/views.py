@@ -67,7 +67,7 @@ def debate_new(request: HttpRequest):
             rounds=_int(post.get("rounds"), 2), word_limit=_int(post.get("word_limit"), 120),
             fact_checking=post.get("fact_checking") == "on",
             strict_mode=post.get("strict_mode") == "on",
-            listed=post.get("unlisted") != "on")
+            listed=not own and post.get("unlisted") != "on")
     except RuleError as exc:
         return rule_error_response(request, exc, template=NEW_TEMPLATE,
                                    context=_form_context(form=post))

@@ -28,6 +28,8 @@ class PanelRunIn(Schema):
     question: str = ""
     models: list[str] | None = Field(None, description="Model ids (default: every available).")
     auto: bool = Field(False, description="Let the question model write the question.")
+    public: bool = Field(False, description="List the panel (its question) to everyone; "
+                                            "otherwise it is seen by its link and in your list.")
 
 
 class PanelRunOut(Schema):
@@ -105,20 +107,21 @@ class PanelSummaryOut(Schema):
     status: str
     answers: int
     created_at: datetime
+    public: bool
 
 
 class PanelListOut(Schema):
     panels: list[PanelSummaryOut]
 
 
-@router.post("/panel/run", response={200: PanelRunOut, **errors(400, 422, 429, 503)})
+@router.post("/panel/run", response={200: PanelRunOut, **errors(400, 413, 422, 429, 503)})
 def run_panel(request: HttpRequest, payload: PanelRunIn):
     """Start a panel: every available model (or ``models``) answers, then every answering
     model ranks all answers. Poll ``GET /api/panel/{panel_id}``."""
     visitor_limit(request, action="panel_create", limit=settings.ARENA_PANELS_PER_MINUTE)
     panel = services.panel_create(
         question=payload.question, models=payload.models, auto=payload.auto,
-        session_key=session_key_for(request), origin=PanelOrigin.API,
+        session_key=session_key_for(request), origin=PanelOrigin.API, public=payload.public,
     )
     return {"panel_id": str(panel.id)}
 
@@ -134,9 +137,9 @@ def get_panel(request: HttpRequest, panel_id: str):
 
 @router.get("/panels", response=PanelListOut)
 def list_panels(request: HttpRequest):
-    """Saved panels, newest first."""
+    """Your panels and the public ones, newest first."""
     return {"panels": [
         {"panel_id": str(p.id), "question": p.question, "status": p.status,
-         "answers": p.answer_count, "created_at": p.created_at}
-        for p in selectors.panel_list()
+         "answers": p.answer_count, "created_at": p.created_at, "public": p.is_public}
+        for p in selectors.panel_list(session_key=session_key_for(request, create=False))
     ]}

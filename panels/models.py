@@ -50,6 +50,8 @@ class Panel(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session_key = models.CharField(max_length=64, blank=True, db_index=True)
     origin = models.CharField(max_length=5, choices=PanelOrigin.choices, default=PanelOrigin.WEB)
+    is_public = models.BooleanField(
+        default=False, help_text="Listed to everyone; otherwise seen by its link and its asker.")
     question = models.TextField(blank=True, help_text="The question the models answer.")
     original_question = models.TextField(blank=True, help_text="As first asked.")
     question_source = models.CharField(

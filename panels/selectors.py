@@ -37,10 +37,12 @@ def panel_get(*, panel_id) -> Panel | None:
     return _queryset().filter(pk=panel_id).first()
 
 
-def panel_list(*, limit: int = 30) -> list[Panel]:
-    """Panels newest first, with their answer counts."""
+def panel_list(*, session_key: str | None, limit: int = 30) -> list[Panel]:
+    """The panels this visitor may see listed, newest first, with their answer counts: their
+    own and the public ones (a question someone typed is never listed to others)."""
+    visible = Q(is_public=True) | Q(session_key=session_key) if session_key else Q(is_public=True)
     return list(
-        Panel.objects.annotate(
+        Panel.objects.filter(visible).annotate(
             answer_count=Count("answers", filter=Q(answers__status=StepStatus.DONE))
         ).order_by("-created_at")[:limit]
     )

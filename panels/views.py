@@ -53,7 +53,7 @@ def _form_context(request: HttpRequest, **extra) -> dict:
         "available_count": sum(a.available for _, a in models),
         "question_model": question_model,
         "question_model_problem": question_model_problem,
-        "panels": selectors.panel_list(),
+        "panels": selectors.panel_list(session_key=session_key_for(request, create=False)),
         "max_rounds": settings.ARENA_PANEL_MAX_CLARIFICATION_ROUNDS,
         **extra,
     }
@@ -73,6 +73,7 @@ def panel_index(request: HttpRequest):
             auto=auto,
             session_key=session_key_for(request),
             origin=PanelOrigin.WEB,
+            public=request.POST.get("public") == "on",
         )
     except RuleError as exc:
         return rule_error_response(request, exc, template=TEMPLATE, context=_form_context(

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import Client
 
 from arena.markdown import render_markdown
@@ -43,7 +44,8 @@ def test_no_template_comment_reaches_a_page(client: Client, path: str):
     """Django's {# #} is one line only; a longer one is printed on the page as text."""
     html = client.get(path).content.decode()
     assert "{#" not in html and "#}" not in html
-    assert 'name="htmx-config" content=\'{"defaultSettleDelay": 0}\'' in html
+    assert ('name="htmx-config" content=\'{"defaultSettleDelay": 0, "allowEval": false, '
+            '"allowScriptTags": false}\'') in html
 
 
 @pytest.mark.django_db
@@ -55,15 +57,40 @@ def test_unknown_page_is_a_friendly_404_and_unknown_api_is_json(client: Client, 
     assert api.status_code == 404 and api.json() == {"detail": "Not found."}
 
 
+@pytest.fixture
+def keyed_model(db):
+    """A model whose key variable is unset: the detailed health names the variable."""
+    from arena.models import AIModel, ProviderKind
+
+    return AIModel.objects.create(
+        slug="hidden-model-9b", name="Hidden 9B", api_model="hidden", organization="Hiddenorg",
+        provider="Hiddenprov", provider_kind=ProviderKind.OPENAI, base_url="http://127.0.0.1:9/v1",
+        api_key_env="HIDDEN_PROVIDER_KEY", license="Apache-2.0", max_tokens=16)
+
+
 @pytest.mark.django_db
-def test_healthz_reports_each_part(client: Client):
+def test_healthz_tells_everyone_only_whether_the_arena_is_up(client: Client, keyed_model):
     response = client.get("/healthz")
-    body = response.json()
     assert response.status_code == 200
-    assert body["database"]["ok"] is True
-    assert body["redis"]["ok"] is True
-    assert set(body) >= {"database", "redis", "worker", "models", "ok"}
-    assert body["worker"]["workers"] == 0  # no worker runs in this test
+    assert response.json() == {"database": {"ok": True}, "redis": {"ok": True}, "ok": True}
+    for secret in (keyed_model.slug, keyed_model.api_key_env, connection.vendor):
+        assert secret not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_healthz_details_need_the_token_or_staff(client: Client, settings, keyed_model,
+                                                 admin_user):
+    settings.ARENA_HEALTH_TOKEN = "s3cret-health"
+    wrong = client.get("/healthz", HTTP_AUTHORIZATION="Bearer nope").json()
+    assert set(wrong) == {"database", "redis", "ok"}
+    for ask in ({"HTTP_AUTHORIZATION": "Bearer s3cret-health"}, None):
+        if ask is None:
+            client.force_login(admin_user)
+        body = client.get("/healthz", **(ask or {})).json()
+        assert set(body) == {"database", "redis", "worker", "models", "ok"}
+        assert body["database"]["engine"] == connection.vendor
+        assert body["worker"]["workers"] == 0  # no worker runs in this test
+        assert "HIDDEN_PROVIDER_KEY" in body["models"]["models"][keyed_model.slug]["reason"]
 
 
 def test_healthz_reports_redis_down_with_503(client: Client, settings, db):
@@ -81,10 +108,20 @@ def test_healthz_reports_redis_down_with_503(client: Client, settings, db):
         ('<img src=x onerror="alert(1)">', "<img"),
         ('![x](https://h/i.png "t")', "onerror"),
         ("<iframe src='https://evil'></iframe>", "<iframe"),
+        ("![pixel](https://tracker.example/p.png)", "<img"),
+        ("<svg onload=alert(1)><circle/></svg>", "<svg"),
+        ("<style>body{display:none}</style>", "<style"),
+        ("[x](data:text/html,<script>alert(1)</script>)", 'href="data:'),
     ],
 )
 def test_model_markdown_is_sanitised(markdown, forbidden):
     assert forbidden not in render_markdown(markdown)
+
+
+def test_a_model_image_is_shown_as_a_link_and_never_loaded():
+    html = render_markdown("![the chart](https://example.org/chart.png)")
+    assert '<a href="https://example.org/chart.png"' in html and ">the chart</a>" in html
+    assert "<img" not in html
 
 
 def test_model_markdown_keeps_formatting():

@@ -20,6 +20,7 @@ from django.conf import settings
 pytestmark = pytest.mark.local_model
 
 LOCAL = ("smollm2-135m", "qwen2.5-coder-0.5b")
+HEALTH_TOKEN = "two-arenas-health"  # the detailed /healthz names models and workers
 RUNNING_AT = re.compile(r"The arena is running at (http://127\.0\.0\.1:\d+)/")
 
 
@@ -32,7 +33,7 @@ class Arena:
                if k not in ("DATABASE_URL", "REDIS_URL", "CACHE_PREFIX", "PORT",
                             "ARENA_LOCAL_MODEL_PORT_SMOLLM2", "ARENA_LOCAL_MODEL_PORT_QWEN")}
         env.update(ARENA_VAR_DIR=str(var_dir), ARENA_LOCAL_MODELS="1", LOG_LEVEL="WARNING",
-                   ARENA_ENV="development")
+                   ARENA_ENV="development", ARENA_HEALTH_TOKEN=HEALTH_TOKEN)
         self.env = env
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
@@ -48,7 +49,8 @@ class Arena:
             if found:
                 self.url = found.group(1)
                 try:
-                    health = httpx.get(f"{self.url}/healthz", timeout=5).json()
+                    health = httpx.get(f"{self.url}/healthz", timeout=5, headers={
+                        "Authorization": f"Bearer {HEALTH_TOKEN}"}).json()
                 except (httpx.HTTPError, ValueError):
                     health = {}
                 models = health.get("models", {}).get("models", {})

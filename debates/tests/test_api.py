@@ -86,6 +86,19 @@ class TestRunAndRead:
         assert [d["debate_id"] for d in found] == [debate_id]
         assert client.get(f"/api/debates/{unlisted}").status_code == 200  # by its link
 
+    def test_a_written_motion_is_listed_only_when_its_author_says_so(self, api_setup):
+        client = Client()
+        motion = "This house would make every museum free to enter."
+        quiet = post(client, "/api/debate/run", {"motion": motion, "fact_checking": False,
+                                                 "rounds": 1})
+        loud = post(client, "/api/debate/run", {"motion": motion + " Now.", "rounds": 1,
+                                                "fact_checking": False, "listed": True})
+        assert quiet.status_code == loud.status_code == 200, (quiet.content, loud.content)
+        for response in (quiet, loud):
+            wait_debate(response.json()["debate_id"])
+        listed = [d["debate_id"] for d in client.get("/api/debates").json()["debates"]]
+        assert listed == [loud.json()["debate_id"]]
+
     def test_pause_resume_cancel_over_the_api(self, api_setup):
         topic, *_ = api_setup
         owner, stranger = Client(), Client()

@@ -54,6 +54,25 @@ class TestApi:
         assert [a["model_id"] for a in data["answers"]] == ["alpha-7b", "beta-3b"]
         listed = client.get("/api/panels").json()["panels"]
         assert listed[0]["panel_id"] == panel_id and listed[0]["answers"] == 2
+        assert listed[0]["public"] is False
+
+    def test_a_question_is_listed_only_to_its_asker_unless_made_public(self, panel_models):
+        asker, public_asker, stranger = Client(), Client(), Client()
+        private = post(asker, "/api/panel/run", {"question": "My private worry?"}).json()
+        shared = post(public_asker, "/api/panel/run",
+                      {"question": "Which prime is even?", "public": True}).json()
+        for panel in (private, shared):
+            wait_finished(panel["panel_id"])
+
+        def listed(client: Client) -> set[str]:
+            return {p["question"] for p in client.get("/api/panels").json()["panels"]}
+
+        assert listed(asker) == {"My private worry?", "Which prime is even?"}
+        assert listed(stranger) == {"Which prime is even?"}
+        assert "My private worry?" not in stranger.get("/panel/").content.decode()
+        assert "Which prime is even?" in stranger.get("/panel/").content.decode()
+        # The link still shows it to whoever has it.
+        assert stranger.get(f"/api/panel/{private['panel_id']}").status_code == 200
 
     @pytest.mark.parametrize(("payload", "status", "detail"), [
         ({"question": ""}, 400, "Write a question first"),

@@ -141,11 +141,15 @@ def test_ask_clarify_watch_and_read_the_verdict(page, script, asgi_live_server, 
         shared.goto(f"/panel/{panel.id}/")
         expect(shared.get_by_test_id("winner")).to_contain_text("Alpha Model")
         expect(shared.get_by_test_id("clarify-answer")).to_have_count(0)
+        # It is not listed to them, though: a typed question is listed only to its asker.
         shared.goto("/panel/")
-        expect(shared.get_by_test_id("panel-list")).to_contain_text("What is 2+2 in base ten?")
-        expect(shared.get_by_test_id("panel-list")).to_contain_text("just now")
+        expect(shared.get_by_text("No panels yet")).to_be_visible()
+        expect(shared.locator("main")).not_to_contain_text("What is 2+2 in base ten?")
     finally:
         other.close()
+    page.goto("/panel/")
+    expect(page.get_by_test_id("panel-list")).to_contain_text("What is 2+2 in base ten?")
+    expect(page.get_by_test_id("panel-list")).to_contain_text("just now")
 
 
 def test_generate_a_question_and_run_it(page, script):

@@ -37,6 +37,8 @@ class Command(BaseCommand):
                             help="Only these model ids (default: every available model).")
         parser.add_argument("--no-clarify", action="store_true",
                             help="Do not clarify the question first (never when not a terminal).")
+        parser.add_argument("--public", action="store_true",
+                            help="List the panel on /panel/ for everyone (default: by link).")
         parser.add_argument("--json", action="store_true", dest="as_json",
                             help="Print the whole result as JSON on stdout (display on stderr).")
         parser.add_argument("--timeout", type=float, default=900.0,
@@ -47,7 +49,7 @@ class Command(BaseCommand):
                                  "control may be off); start: always start one.")
 
     def handle(self, *args, question="", auto=False, models=None, no_clarify=False,
-               as_json=False, timeout=900.0, worker="auto", **options):
+               as_json=False, timeout=900.0, worker="auto", public=False, **options):
         from arena.selectors import model_list_with_availability
 
         console = Console(file=self.stderr if as_json else self.stdout, highlight=False,
@@ -66,7 +68,8 @@ class Command(BaseCommand):
                                                    always=worker == "start"))
             try:
                 panel = services.panel_create(question=question, models=models, auto=auto,
-                                              clarify=clarify, origin=PanelOrigin.CLI)
+                                              clarify=clarify, origin=PanelOrigin.CLI,
+                                              public=public)
             except RuleError as exc:
                 raise CommandError(exc.message) from None
             console.print(f"Panel {panel.id}: {len(panel.participants)} models; "
