@@ -2,8 +2,10 @@
 
 ``python -m arena.devserver`` migrates, loads the fixtures, starts the embedded
 Redis (unless ``REDIS_URL``), the local models (unless ``ARENA_LOCAL_MODELS=0``),
-a Celery worker and beat, and daphne on 127.0.0.1:$PORT (8000). Ctrl-C (or
-SIGTERM) stops every process it started, in reverse order, leaving none behind.
+a Celery worker and beat, and daphne on 127.0.0.1:$PORT (8000). A process that
+crashes is started again with backoff (and the log says so); the rest keep running.
+Ctrl-C (or SIGTERM) stops every process it started, in reverse order, leaving none
+behind.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.webserver import daphne_command, worker_command
@@ -24,51 +28,112 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 STOP_GRACE_SECONDS = 10.0
+# A process that dies is started again after 1 s, then 2, 4, ... up to a minute; one that
+# ran for RESTART_RESET_SECONDS before dying counts as healthy again (1 s next time).
+RESTART_FIRST_DELAY = 1.0
+RESTART_MAX_DELAY = 60.0
+RESTART_RESET_SECONDS = 60.0
+
+
+@dataclass
+class Child:
+    name: str
+    start: Callable[[], subprocess.Popen]
+    process: subprocess.Popen
+    grace: float
+    started_at: float = field(default_factory=time.monotonic)
+    failures: int = 0  # deaths in a row, each after less than RESTART_RESET_SECONDS
+    restart_at: float | None = None
+    on_exit: Callable[[subprocess.Popen], None] | None = None
 
 
 class Supervisor:
-    def __init__(self) -> None:
-        self.children: list[tuple[str, subprocess.Popen]] = []
-        self.grace: dict[int, float] = {}  # pid -> seconds it may take to stop
+    """Starts the arena's processes, restarts one that dies (with backoff, saying so), and
+    stops them all in reverse order."""
+
+    def __init__(self, *, first_delay: float = RESTART_FIRST_DELAY,
+                 max_delay: float = RESTART_MAX_DELAY) -> None:
+        self.children: list[Child] = []
         self.stopping = False
+        self.first_delay, self.max_delay = first_delay, max_delay
 
-    def spawn(self, name: str, command: list[str], *,
-              grace: float = STOP_GRACE_SECONDS) -> subprocess.Popen:
-        process = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
-        self.children.append((name, process))
-        self.grace[process.pid] = grace
-        logger.info("started %s (pid %d)", name, process.pid)
-        return process
+    def spawn(self, name: str, command: list[str], *, grace: float = STOP_GRACE_SECONDS,
+              on_exit: Callable[[subprocess.Popen], None] | None = None) -> subprocess.Popen:
+        """Start ``command``; started again whenever it dies. ``on_exit`` cleans up after a
+        dead process before its successor starts."""
+        def start() -> subprocess.Popen:
+            return subprocess.Popen(command, cwd=ROOT, start_new_session=True)
 
-    def adopt(self, name: str, process: subprocess.Popen | None) -> None:
+        return self.adopt(name, start, grace=grace, on_exit=on_exit)
+
+    def adopt(self, name: str, start: Callable[[], subprocess.Popen | None], *,
+              grace: float = STOP_GRACE_SECONDS,
+              on_exit: Callable[[subprocess.Popen], None] | None = None):
+        """Run ``start()`` now and whenever its process dies (None: nothing to watch)."""
+        process = start()
         if process is not None:
-            self.children.append((name, process))
+            self.children.append(Child(name, start, process, grace, on_exit=on_exit))
+            logger.info("started %s (pid %d)", name, process.pid)
+        return process
 
     def stop_all(self) -> None:
         """Stop in reverse start order, each before the next, so the worker can finish
         with Redis still up; a process that outlasts its grace (10 s unless spawned with
         another) is killed."""
         self.stopping = True
-        for name, process in reversed(self.children):
+        for child in reversed(self.children):
+            process = child.process
             if process.poll() is not None:
                 continue
-            logger.info("stopping %s", name)
+            logger.info("stopping %s", child.name)
             _signal_group(process, signal.SIGTERM)
             try:
-                process.wait(timeout=self.grace.get(process.pid, STOP_GRACE_SECONDS))
+                process.wait(timeout=child.grace)
             except subprocess.TimeoutExpired:
-                logger.warning("%s did not stop in time; killing it", name)
+                logger.warning("%s did not stop in time; killing it", child.name)
                 _signal_group(process, signal.SIGKILL)
                 process.wait()
 
+    def check(self, now: float | None = None) -> None:
+        """Notice the children that died and start again those whose delay has passed."""
+        now = time.monotonic() if now is None else now
+        for child in self.children:
+            if child.restart_at is None:
+                code = child.process.poll()
+                if code is None:
+                    continue
+                if child.on_exit is not None:
+                    child.on_exit(child.process)
+                ran = now - child.started_at
+                child.failures = 1 if ran >= RESTART_RESET_SECONDS else child.failures + 1
+                delay = self._delay(child, now)
+                logger.error("%s exited with code %s after %.0f s; starting it again in %.0f s "
+                             "(the rest of the arena keeps running)", child.name, code, ran,
+                             delay)
+            elif now >= child.restart_at:
+                try:
+                    process = child.start()
+                except Exception as exc:  # e.g. Redis that does not come up: try again later
+                    child.failures += 1
+                    logger.error("%s could not be started again (%s); next try in %.0f s",
+                                 child.name, exc, self._delay(child, now))
+                    continue
+                if process is None:  # something else serves it now: look again later
+                    child.restart_at = now + self.max_delay
+                    continue
+                child.process, child.started_at, child.restart_at = process, now, None
+                logger.info("started %s again (pid %d, restart %d in a row)", child.name,
+                            process.pid, child.failures)
+
+    def _delay(self, child: Child, now: float) -> float:
+        delay = min(self.max_delay, self.first_delay * 2 ** (child.failures - 1))
+        child.restart_at = now + delay
+        return delay
+
     def watch(self) -> int:
-        """Wait until a child dies (an error) or we are asked to stop."""
+        """Keep the children running until we are asked to stop."""
         while not self.stopping:
-            for name, process in self.children:
-                code = process.poll()
-                if code is not None:
-                    logger.error("%s exited with code %s; stopping everything", name, code)
-                    return 1
+            self.check()
             time.sleep(0.5)
         return 0
 
@@ -133,18 +198,17 @@ def main() -> int:
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     code = 1
-    models = None
     try:
         if settings.EMBEDDED_REDIS:
-            supervisor.adopt("redis", start_embedded_redis(settings.EMBEDDED_REDIS_SOCKET))
+            supervisor.adopt("redis", lambda: start_embedded_redis(settings.EMBEDDED_REDIS_SOCKET))
         _manage("migrate", "--noinput", "-v", "0")
         _manage("seed")
         if settings.ARENA_LOCAL_MODELS:
             # Its model servers are stopped together and each may take STOP_TIMEOUT
             # (LocalModelFleet.stop) before it is killed; the fleet needs a little more.
-            models = supervisor.spawn(
+            supervisor.spawn(
                 "local models", [sys.executable, "-m", "arena.local_models", "serve"],
-                grace=MODELS_STOP_TIMEOUT + 10)
+                grace=MODELS_STOP_TIMEOUT + 10, on_exit=lambda dead: clear_instance(dead.pid))
         celery = [sys.executable, "-m", "celery", "-A", "arena"]
         for index in range(settings.CELERY_WORKER_PROCESSES):
             supervisor.spawn(f"celery worker {index + 1}", worker_command(index))
@@ -165,8 +229,9 @@ def main() -> int:
         logger.error("could not start the arena: %s", exc)
     finally:
         supervisor.stop_all()
-        if models is not None:  # killed before it could remove its record: remove it here
-            clear_instance(models.pid)
+        for child in supervisor.children:
+            if child.name == "local models":  # killed before it could remove its record
+                clear_instance(child.process.pid)
         if settings.EMBEDDED_REDIS:
             Path(settings.EMBEDDED_REDIS_SOCKET).unlink(missing_ok=True)
         logger.info("stopped")
