@@ -23,6 +23,8 @@ VENV = ROOT / ".venv"
 PYTHON = VENV / "bin" / "python"
 STAMP = VENV / ".arena-install-stamp"
 INSTALL_INPUTS = ("pyproject.toml", "requirements-models.txt")
+RUN_EXTRAS = "[embedded]"  # the production image installs neither extra
+TEST_EXTRAS = "[test,embedded]"
 
 
 def say(message: str) -> None:
@@ -43,7 +45,8 @@ def install(extras: str) -> None:
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
     wanted = _install_digest(extras)
     # A test install holds everything a run needs too.
-    acceptable = {wanted, _install_digest("[test]")} if extras == "" else {wanted}
+    acceptable = ({wanted, _install_digest(TEST_EXTRAS)} if extras == RUN_EXTRAS
+                  else {wanted})
     if STAMP.exists() and acceptable & set(STAMP.read_text().split()):
         return
     pip = [str(PYTHON), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
@@ -73,10 +76,10 @@ def main() -> int:
         sys.exit("Python 3.11 or newer is needed.")
     command = sys.argv[1] if len(sys.argv) > 1 else "run"
     if command == "run":
-        install("")
+        install(RUN_EXTRAS)
         os.execv(PYTHON, [str(PYTHON), "-m", "arena.devserver"])
     if command == "test":
-        install("[test]")
+        install(TEST_EXTRAS)
         ensure_chromium()
         os.chdir(ROOT)
         os.execv(PYTHON, [str(PYTHON), "-m", "pytest", *sys.argv[2:]])
