@@ -1,7 +1,8 @@
 from django.contrib import admin
 
 from arena.availability import models_availability
-from arena.models import AIModel
+from arena.contests.flags import flag_review
+from arena.models import AIModel, FlagStatus, VisitorFlag
 
 
 @admin.register(AIModel)
@@ -31,3 +32,31 @@ class AIModelAdmin(admin.ModelAdmin):
     @admin.display(description="reason")
     def reason(self, obj: AIModel) -> str:
         return self._lookup(obj).reason
+
+
+@admin.register(VisitorFlag)
+class VisitorFlagAdmin(admin.ModelAdmin):
+    """The staff review list: visitors whose votes stopped counting, and why."""
+
+    list_display = ("created_at", "mode", "visitor", "status", "votes", "p_value", "reason")
+    list_filter = ("status", "mode")
+    search_fields = ("visitor", "reason")
+    readonly_fields = ("mode", "visitor", "reason", "p_value", "votes", "created_at",
+                       "reviewed_at", "reviewed_by")
+    actions = ["clear", "confirm"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # flags come from the votes, not from a form
+
+    def _review(self, request, queryset, status: str) -> None:
+        for flag in queryset:
+            flag_review(flag, status=status, by=request.user.get_username())
+        self.message_user(request, f"{queryset.count()} flag(s): {FlagStatus(status).label}.")
+
+    @admin.action(description="Clear: their votes count again")
+    def clear(self, request, queryset) -> None:
+        self._review(request, queryset, FlagStatus.CLEARED)
+
+    @admin.action(description="Confirm: their votes stay out")
+    def confirm(self, request, queryset) -> None:
+        self._review(request, queryset, FlagStatus.CONFIRMED)

@@ -83,3 +83,35 @@ class AIModel(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class FlagStatus(models.TextChoices):
+    FLAGGED = "flagged", "Flagged: votes do not count"
+    CONFIRMED = "confirmed", "Confirmed by staff: votes do not count"
+    CLEARED = "cleared", "Cleared by staff: votes count again"
+
+
+class VisitorFlag(models.Model):
+    """A visitor whose votes in one mode were far beyond chance (:mod:`arena.contests.integrity`).
+
+    ``visitor`` is ``session:<key>`` or ``ip:<keyed hash>`` (the address itself is never
+    stored). While the flag stands the visitor's votes are kept but do not count."""
+
+    mode = models.CharField(max_length=20)
+    visitor = models.CharField(max_length=80)
+    reason = models.TextField()
+    p_value = models.FloatField(null=True, blank=True)
+    votes = models.PositiveIntegerField(default=0, help_text="Votes the test looked at.")
+    status = models.CharField(max_length=10, choices=FlagStatus.choices,
+                              default=FlagStatus.FLAGGED, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    reviewed_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["mode", "visitor"],
+                                               name="one_flag_per_visitor_and_mode")]
+
+    def __str__(self) -> str:
+        return f"{self.mode} {self.visitor}: {self.reason}"

@@ -396,6 +396,19 @@ ARENA_HEALTH_TOKEN = env_str("ARENA_HEALTH_TOKEN")
 # 400 page elsewhere. 1 MiB holds the longest prompt even fully \u-escaped.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ARENA_MAX_BODY_BYTES", 1_048_576, minimum=1024)
 
+# --- Vote integrity (arena.contests.integrity) --------------------------------------
+# Votes a visitor (session, or client address) casts in a day that count for ratings; the
+# rest are kept and marked. Then the tests that flag a visitor: a binomial tail below ALPHA
+# over at least MIN_VOTES votes (same side, same model), or more than BURST_VOTES votes in
+# BURST_SECONDS; run over the last DAYS days every SWEEP_SECONDS.
+ARENA_COUNTED_VOTES_PER_DAY = env_int("ARENA_COUNTED_VOTES_PER_DAY", 200, minimum=1)
+ARENA_INTEGRITY_ALPHA = env_float("ARENA_INTEGRITY_ALPHA", 1e-6)
+ARENA_INTEGRITY_MIN_VOTES = env_int("ARENA_INTEGRITY_MIN_VOTES", 20, minimum=1)
+ARENA_INTEGRITY_BURST_VOTES = env_int("ARENA_INTEGRITY_BURST_VOTES", 30, minimum=1)
+ARENA_INTEGRITY_BURST_SECONDS = env_int("ARENA_INTEGRITY_BURST_SECONDS", 120, minimum=1)
+ARENA_INTEGRITY_DAYS = env_int("ARENA_INTEGRITY_DAYS", 30, minimum=1)
+ARENA_INTEGRITY_SWEEP_SECONDS = env_float("ARENA_INTEGRITY_SWEEP_SECONDS", 300.0)
+
 # --- Text battles -------------------------------------------------------------
 ARENA_PROMPT_MAX_CHARS = env_int("ARENA_PROMPT_MAX_CHARS", 30_000, minimum=1)
 # "uniform" (seed 000) or "fewer_votes" (favour models with fewer votes).

@@ -1,3 +1,5 @@
+from django.conf import settings
+
 from arena import modes
 
 
@@ -10,4 +12,10 @@ class BattlesConfig(modes.ModeConfig):
         urls="battles.urls", api_router="battles.api.router",
         figures="battles.selectors.home_figures",
         websocket_routes="battles.routing.websocket_urlpatterns",
+        beat={"battles-votes-integrity-sweep": {
+            "task": "battles.tasks.votes_integrity_sweep",
+            "schedule": settings.ARENA_INTEGRITY_SWEEP_SECONDS}},
     )
+
+    def ready(self) -> None:
+        from battles import integrity  # noqa: F401 - counts votes again when a flag is cleared

@@ -173,6 +173,8 @@ class Vote(models.Model):
     counts_for_rating = models.BooleanField(default=True, db_index=True)
     exclusion_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # The voter's address as ``ip:<keyed hash>`` (arena.contests.flags), never the address.
+    voter = models.CharField(max_length=40, blank=True, db_index=True)
     # What a rating run needs, copied from the battle when the vote is cast, so that a run
     # reads a million votes from this table alone: the pair, the battle's categories and
     # language (a classification that finishes after the vote updates them), and the style

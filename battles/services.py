@@ -22,6 +22,7 @@ from arena.ratelimit import provider_budget
 from arena.steps import StepStatus, failed_for_good, step_enqueue
 from arena.streaming import stop_stream_sync
 from battles.categories import classify_later, tag_multi_turn
+from battles.integrity import over_daily_cap
 from battles.models import (
     MAX_MESSAGES,
     Battle,
@@ -256,8 +257,10 @@ def battle_stop(*, battle: Battle) -> Turn:
     return turn
 
 
-def battle_vote(*, battle: Battle, choice: str) -> Vote:
-    """Record the one vote of this battle, reveal the models, update the online Elo."""
+def battle_vote(*, battle: Battle, choice: str, voter: str = "") -> Vote:
+    """Record the one vote of this battle, reveal the models, update the online Elo.
+    ``voter``: the client address as :func:`arena.contests.flags.visitor_of_address` keys it
+    (the daily cap on counted votes applies to it as well as to the session)."""
     winner, score_a, score_b = vote_outcome(choice, a_position=battle.model_a_position)
 
     def record(locked: Battle) -> Vote:
@@ -268,11 +271,13 @@ def battle_vote(*, battle: Battle, choice: str) -> Vote:
         _touch(locked)
         eligibility = ({"counts_for_rating": False, "exclusion_reason": ANSWER_FAILED_VOTE}
                        if failed else _rating_eligibility(locked, turns))
+        if eligibility["counts_for_rating"]:
+            eligibility.update(over_daily_cap(locked, voter))
         if locked.classified_at is None:
             classify_later(locked)
         return Vote.objects.create(
             battle=locked, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
-            **eligibility, **Vote.facts_of(locked),
+            voter=voter, **eligibility, **Vote.facts_of(locked),
             **Vote.style_sums(r for t in turns for r in t.responses.all()))
 
     vote = vote_once(

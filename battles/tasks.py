@@ -1,5 +1,7 @@
 """Celery tasks of text battles: thin, they call services."""
 
+from celery import shared_task
+
 from arena.steps import step_task
 
 
@@ -15,3 +17,10 @@ def classify_battle(battle_id: str) -> None:
     from battles.categories import battle_classify
 
     battle_classify(battle_id=battle_id)
+
+
+@shared_task(ignore_result=True)
+def votes_integrity_sweep() -> dict:
+    from battles.integrity import votes_sweep
+
+    return votes_sweep()

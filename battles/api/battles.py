@@ -13,9 +13,10 @@ from django.http import HttpRequest
 from ninja import Field, Router, Schema
 
 from arena.aio import database_call
+from arena.contests.flags import visitor_of_address
 from arena.contests.voting import VoteChoice
 from arena.errors import RuleError, errors
-from arena.ratelimit import visitor_limit
+from arena.ratelimit import client_ip, visitor_limit
 from arena.sessions import session_key_for
 from arena.steps import StepStatus, release_database
 from battles import selectors, services
@@ -207,9 +208,11 @@ async def stop(request: HttpRequest, battle_id: str):
 
 @router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
 async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
+    voter = visitor_of_address(client_ip(request))
+
     def act(key):
         battle = _owned(battle_id, key)
-        services.battle_vote(battle=battle, choice=payload.vote)
+        services.battle_vote(battle=battle, choice=payload.vote, voter=voter)
         view = selectors.battle_view(battle=selectors.battle_for_owner(
             battle_id=battle.id, session_key=key))
         revealed = view.revealed
