@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -72,7 +73,35 @@ def page_not_found(request: HttpRequest, exception=None):
     return render(request, "404.html", status=404)
 
 
+OUTAGE_RETRY_SECONDS = 10
+OUTAGE = ("The arena is temporarily unavailable (its {part} does not answer). Nothing saved "
+          "was lost: try again in a few seconds.")
+
+
+def _outage(exc: BaseException | None) -> str | None:
+    """Which backing service an exception says is down: "database", "queue" or None."""
+    from django.db import InterfaceError, OperationalError
+    from kombu.exceptions import OperationalError as BrokerError
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeout
+
+    if isinstance(exc, OperationalError | InterfaceError):
+        return "database"
+    if isinstance(exc, RedisConnectionError | RedisTimeout | BrokerError):
+        return "queue and cache (Redis)"
+    return None
+
+
 def server_error(request: HttpRequest):
+    """A 500, or a 503 with Retry-After when the error was a database or Redis outage (the
+    request's work was not saved: its transaction rolled back)."""
+    part = _outage(sys.exc_info()[1])
+    if part is not None:
+        message = OUTAGE.format(part=part)
+        response = (JsonResponse({"detail": message}, status=503) if _wants_json(request)
+                    else render(request, "500.html", {"outage": message}, status=503))
+        response["Retry-After"] = str(OUTAGE_RETRY_SECONDS)
+        return response
     if _wants_json(request):
         return JsonResponse({"detail": "Internal server error."}, status=500)
     return render(request, "500.html", status=500)

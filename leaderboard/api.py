@@ -241,7 +241,7 @@ def worker_status(request: HttpRequest):
 
 
 @router.post("/worker/aggregate",
-             response={200: RunOut, **errors(400, 403, 404, 409, 413, 422, 500)},
+             response={200: RunOut, **errors(400, 403, 404, 409, 413, 422, 500, 503)},
              auth=staff_session)
 def worker_aggregate(request: HttpRequest, payload: AggregateIn | None = None):
     """Run the rating now (staff only); answers when the run is recorded."""

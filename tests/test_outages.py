@@ -1,0 +1,50 @@
+"""Faults of the services under the arena: Redis going away and coming back. Pages that only
+read keep working; what needs Redis answers "temporarily unavailable" (503 with Retry-After,
+never the 500 page) while it is down, and works again as soon as it is back."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from arena.embedded_redis import start_embedded_redis, stop_embedded_redis
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def private_redis(tmp_path, settings):
+    """A Redis of this test's own (the same redis-server the run command embeds), which the
+    test may stop: the cache and the rate limits use it."""
+    socket = tmp_path / "redis.sock"
+    process = start_embedded_redis(socket)
+    url = f"unix://{socket}"
+    settings.REDIS_URL = url
+    settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": url}}
+    state = {"process": process}
+    yield socket, state
+    stop_embedded_redis(state["process"], socket)
+
+
+def test_redis_down_reads_keep_working_writes_say_temporarily_unavailable(private_redis,
+                                                                         admin_user):
+    socket, state = private_redis
+    client = Client(raise_request_exception=False)
+    client.force_login(admin_user)
+    assert client.post("/api/worker/aggregate", content_type="application/json").status_code \
+        == 200
+
+    stop_embedded_redis(state["process"], socket)
+    state["process"] = None
+    # Reading pages needs no Redis: the cached model probes are simply not cached.
+    assert client.get("/battle/").status_code == 200
+    assert client.get("/leaderboard/").status_code == 200
+    # A rating run takes a Redis lock per board: a 503 saying so, with Retry-After.
+    run = client.post("/api/worker/aggregate", content_type="application/json")
+    assert run.status_code == 503 and run["Retry-After"] == "10"
+    assert "temporarily unavailable" in run.json()["detail"]
+    assert "Redis" in run.json()["detail"]
+
+    state["process"] = start_embedded_redis(socket)
+    assert client.post("/api/worker/aggregate", content_type="application/json").status_code \
+        == 200
