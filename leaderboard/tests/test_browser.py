@@ -73,8 +73,8 @@ def test_the_leaderboard_page_its_filters_and_plots_in_chromium(rated_board, liv
             # Search through htmx: the results fragment is swapped and the URL pushed
             page.get_by_test_id("search").fill("gam")
             page.wait_for_function(
-                "document.querySelectorAll('[data-testid=leaderboard-table] tbody tr[data-model]')"
-                ".length === 1")
+                "() => document.querySelectorAll("
+                "'[data-testid=leaderboard-table] tbody tr[data-model]').length === 1")
             assert rows.first.get_attribute("data-model") == "gamma"
             page.wait_for_url(re.compile(r"q=gam"))
             assert page.locator('svg[data-plot="ci"] circle.mark').count() == 1
@@ -83,15 +83,15 @@ def test_the_leaderboard_page_its_filters_and_plots_in_chromium(rated_board, liv
             page.get_by_test_id("search").fill("")
             page.get_by_test_id("organization").select_option("Acme")
             page.wait_for_function(
-                "[...document.querySelectorAll('[data-testid=leaderboard-table] tbody tr')]"
+                "() => [...document.querySelectorAll('[data-testid=leaderboard-table] tbody tr')]"
                 ".map(r => r.dataset.model).join() === 'alpha,beta'")
             page.get_by_test_id("sort-votes").click()
             page.wait_for_function(
-                "document.querySelector('[data-testid=sort-votes]').closest('th')"
+                "() => document.querySelector('[data-testid=sort-votes]').closest('th')"
                 ".getAttribute('aria-sort') === 'descending'")
             page.get_by_test_id("sort-votes").click()
             page.wait_for_function(
-                "document.querySelector('[data-testid=sort-votes]').closest('th')"
+                "() => document.querySelector('[data-testid=sort-votes]').closest('th')"
                 ".getAttribute('aria-sort') === 'ascending'")
             votes = [int(t) for t in page.locator(
                 '[data-testid="leaderboard-table"] tbody tr td:nth-child(6)').all_inner_texts()]
@@ -181,7 +181,7 @@ def test_the_category_selector_and_the_style_switch(transactional_db, live_serve
             page.get_by_test_id("category-coding").click()
             page.wait_for_url(re.compile(r"category=coding"))
             page.wait_for_function(
-                "document.querySelector('[data-testid=vote-count]').textContent === '27'")
+                "() => document.querySelector('[data-testid=vote-count]').textContent === '27'")
             assert page.get_by_test_id("category-coding").get_attribute("aria-current") == "true"
             assert page.get_by_test_id("style-control").count() == 0  # not fitted per category
             rows = page.locator('[data-testid="leaderboard-table"] tbody tr[data-model]')
@@ -193,7 +193,7 @@ def test_the_category_selector_and_the_style_switch(transactional_db, live_serve
             assert "category=coding" in page.url
             page.get_by_test_id("category-all").click()
             page.wait_for_function(
-                "document.querySelector('[data-testid=vote-count]').textContent === '33'")
+                "() => document.querySelector('[data-testid=vote-count]').textContent === '33'")
         finally:
             browser.close()
     assert errors == []
