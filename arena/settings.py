@@ -392,6 +392,10 @@ CELERY_BEAT_SCHEDULE["arena-sessions-clear-expired"] = {
 # "Authorization: Bearer <token>") or a staff login adds the workers and the models.
 ARENA_HEALTH_TOKEN = env_str("ARENA_HEALTH_TOKEN")
 
+# A page that hears nothing of an unfinished answer for this long says so (the answer is
+# kept; the workers may be busy or restarting).
+ARENA_QUIET_NOTICE_SECONDS = env_float("ARENA_QUIET_NOTICE_SECONDS", 20.0)
+
 # A request body past this is refused before it is read: a JSON 413 from the API, Django's
 # 400 page elsewhere. 1 MiB holds the longest prompt even fully \u-escaped.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ARENA_MAX_BODY_BYTES", 1_048_576, minimum=1024)

@@ -86,10 +86,31 @@
       .then(settled, settled);
   }
 
+  // An unfinished answer the page hears nothing of for a while (data-quiet-ms) gets a word:
+  // the workers may be busy or restarting; the answer is kept and the page keeps listening.
+  const QUIET_NOTICE = "No word from the workers for a while: they may be busy or " +
+    "restarting. This answer is kept and will appear here; you can also leave and come back.";
+  const heard = {};  // response id -> when the page last heard of it
+  setInterval(function () {
+    const quietMs = Number(conversation.dataset.quietMs) || 20000;
+    pending().forEach(function (side) {
+      const id = side.dataset.responseId;
+      if (!(id in heard)) heard[id] = Date.now();
+      const notice = side.querySelector(".step-notice");
+      if (notice && !notice.textContent && Date.now() - heard[id] >= quietMs) {
+        notice.textContent = QUIET_NOTICE;
+        notice.dataset.quiet = "1";
+      }
+    });
+  }, 1000);
+
   function onMessage(event) {
     const msg = JSON.parse(event.data);
     const side = sideFor(msg.response);
     if (!side) return;
+    heard[msg.response] = Date.now();
+    const quiet = side.querySelector('.step-notice[data-quiet="1"]');
+    if (quiet) { quiet.textContent = ""; delete quiet.dataset.quiet; }
     const textEl = side.querySelector(".stream-text");
     const last = seqs[msg.response] || 0;
     if (msg.event === "snapshot") {
