@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("ARENA_ENV", "test")
 # Each run gets its own folder (SQLite file, Redis socket), so two runs on one
@@ -34,6 +37,15 @@ def pytest_configure(config):
         _embedded = start_embedded_redis(Path(settings.EMBEDDED_REDIS_SOCKET))
 
 
+_exit_status: int | None = None
+
+
+def pytest_sessionfinish(session, exitstatus):
+    global _exit_status
+    _exit_status = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
     from django.conf import settings
 
@@ -43,3 +55,21 @@ def pytest_unconfigure(config):
         stop_embedded_redis(_embedded, Path(settings.EMBEDDED_REDIS_SOCKET))
     if _private_var and os.getpid() == _owner_pid:
         shutil.rmtree(_private_var, ignore_errors=True)
+    _exit_without_native_teardown()
+
+
+def _exit_without_native_teardown() -> None:
+    """End the run with pytest's status before the interpreter finalizes.
+
+    The ``livekit`` wheel runs a native (tokio) runtime; while Python tears itself down, one
+    of its threads can call back into it and abort the process (SIGABRT, status 134) after
+    every test has passed and been reported. Its runtime is shut down here while Python is
+    whole, and the run ends at once with the status pytest decided."""
+    if _exit_status is None or os.getpid() != _owner_pid:
+        return
+    ffi = sys.modules.get("livekit.rtc._ffi_client")
+    if ffi is not None and ffi.FfiClient._instance is not None:
+        ffi.FfiClient._instance._dispose()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(_exit_status)
