@@ -7,13 +7,16 @@ only, with a CSRF token like any session-authenticated POST) runs the rating now
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
-from django.http import HttpRequest
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema
 from ninja.utils import check_csrf
 from pydantic import BaseModel
 
+from arena.aio import database_call
 from arena.errors import RuleError, errors
 from leaderboard import selectors, stats
 from leaderboard.boards import UnknownBoard
@@ -25,6 +28,10 @@ router.add_router("", model_router)  # GET /api/models/{id}: a model's page as J
 STAFF_ONLY = "Only staff can run the rating by hand."
 CSRF_FAILED = "CSRF check failed: send the X-CSRFToken header with this session's token."
 MAX_BOOTSTRAP_ROUNDS = 1000
+# GET /api/leaderboard: answers kept per process, by query (ARENA_LEADERBOARD_ANSWER_SECONDS),
+# at most this many.
+MAX_ANSWERS = 512
+_answers: dict[tuple, tuple[float, bytes]] = {}
 
 
 class LeaderboardParams(Schema):
@@ -185,8 +192,23 @@ def _entry(row: selectors.Row) -> dict:
 
 
 @router.get("/leaderboard", response={200: LeaderboardOut, **errors(404, 422)})
-def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
-    """Ranked entries of a board from its latest snapshot (provisional ones on request)."""
+async def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
+    """Ranked entries of a board from its latest snapshot (provisional ones on request).
+    The same question is answered from memory for ``ARENA_LEADERBOARD_ANSWER_SECONDS`` (a
+    rating run or a vote's Elo shows within that), so a busy board costs no database work
+    per read."""
+    key = tuple(sorted(params.dict().items()))
+    now = time.monotonic()
+    cached = _answers.get(key)
+    if cached is None or cached[0] <= now:
+        if len(_answers) >= MAX_ANSWERS:
+            _answers.clear()
+        cached = _answers[key] = (now + settings.ARENA_LEADERBOARD_ANSWER_SECONDS,
+                                  await database_call(_leaderboard_json)(params))
+    return HttpResponse(cached[1], content_type="application/json")
+
+
+def _leaderboard_json(params: LeaderboardParams) -> bytes:
     try:
         query = selectors.leaderboard_query_clean(
             board=params.board,
@@ -207,7 +229,7 @@ def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
     page = selectors.leaderboard_view(query=query)
     snap = page.snapshot
     entries = [_entry(r) for r in page.rows + page.provisional]
-    return {
+    answer = {
         "leaderboard": entries,
         "metadata": {
             "board": page.board.name,
@@ -227,6 +249,7 @@ def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
             ] if snap and snap.style_coefficients else None,
         },
     }
+    return LeaderboardOut.model_validate(answer).model_dump_json().encode()
 
 
 @router.get("/leaderboard/stats", response=StatsOut)

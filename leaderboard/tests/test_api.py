@@ -6,6 +6,7 @@ from django.test import Client
 
 from arena.models import AIModel, ModelStatus
 from leaderboard import services
+from leaderboard import api as leaderboard_api
 from leaderboard.api import STAFF_ONLY
 from leaderboard.models import RatingRun, RunTrigger
 
@@ -21,6 +22,22 @@ def get(path, **params):
 
 def names(payload):
     return [e["model_id"] for e in payload["leaderboard"]]
+
+
+def test_a_busy_board_is_answered_from_memory(board, settings, django_assert_num_queries):
+    """Within ARENA_LEADERBOARD_ANSWER_SECONDS the same query costs no database work; with
+    it at 0 (the tests' setting) every read sees the database."""
+    settings.ARENA_LEADERBOARD_ANSWER_SECONDS = 60
+    first = get("/api/leaderboard", sort="votes")
+    make_votes([("alpha", "beta", "model_b", 4)])
+    services.ratings_run(trigger=RunTrigger.COMMAND)  # a newer snapshot
+    with django_assert_num_queries(0):
+        again = get("/api/leaderboard", sort="votes")
+    assert again == first
+    settings.ARENA_LEADERBOARD_ANSWER_SECONDS = 0
+    leaderboard_api._answers.clear()  # the kept answer's 60 s are up
+    fresh = get("/api/leaderboard", sort="votes")
+    assert fresh["metadata"]["total_votes"] == first["metadata"]["total_votes"] + 4
 
 
 def test_entries_carry_every_field_best_first(board):
