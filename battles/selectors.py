@@ -45,6 +45,16 @@ def battle_for_viewer(*, battle_id, session_key: str | None) -> Battle | None:
     return battle if battle_vote_of(battle) is not None else None
 
 
+def battle_owned(*, battle_id, session_key: str | None) -> Battle | None:
+    """The battle with its two models (nothing else read) if ``session_key`` owns it: what a
+    write needs before its service locks the battle and reads the rest."""
+    battle_id = parse_uuid(battle_id)
+    if battle_id is None or not session_key:
+        return None
+    return (Battle.objects.select_related("model_a", "model_b")
+            .filter(pk=battle_id, session_key=session_key).first())
+
+
 def battle_for_owner(*, battle_id, session_key: str | None) -> Battle | None:
     battle = battle_for_viewer(battle_id=battle_id, session_key=session_key)
     if battle is None or not session_key or battle.session_key != session_key:

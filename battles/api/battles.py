@@ -132,7 +132,7 @@ def visitor_read(request: HttpRequest, action):
 
 
 def _owned(battle_id, session_key) -> object:
-    battle = selectors.battle_for_owner(battle_id=battle_id, session_key=session_key)
+    battle = selectors.battle_owned(battle_id=battle_id, session_key=session_key)
     if battle is None:
         raise RuleError(NOT_FOUND, status=404)
     return battle
@@ -213,13 +213,11 @@ async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
     def act(key):
         battle = _owned(battle_id, key)
         services.battle_vote(battle=battle, choice=payload.vote, voter=voter)
-        view = selectors.battle_view(battle=selectors.battle_for_owner(
-            battle_id=battle.id, session_key=key))
-        revealed = view.revealed
         return {
             "battle_id": str(battle.id),
             "vote": payload.vote,
-            "revealed_models": {"left": revealed["left"].slug, "right": revealed["right"].slug},
+            "revealed_models": {position: battle.model_in(battle.slot_at(position)).slug
+                                for position in (Position.LEFT, Position.RIGHT)},
         }
 
     return await visitor_write(request, act)
