@@ -5,8 +5,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from arena.models import AIModel, ModelStatus
-from leaderboard import services
 from leaderboard import api as leaderboard_api
+from leaderboard import services
 from leaderboard.api import STAFF_ONLY
 from leaderboard.models import RatingRun, RunTrigger
 
