@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from arena.testing.browser import browser_page
+from arena.testing.live import keyless
 
 pytestmark = pytest.mark.browser
 
@@ -30,11 +31,7 @@ HOSTILE = "\n\n".join([
 @pytest.fixture
 def hostile_site(asgi_live_server, celery_worker, two_models, fake_openai) -> str:
     fake_openai.reply_text = HOSTILE
-    fake_openai.token_delay = 0
-    fake_openai.api_key = None
-    for model in two_models:
-        model.api_key_env = ""
-        model.save(update_fields=["api_key_env"])
+    keyless(fake_openai, two_models)
     return asgi_live_server
 
 

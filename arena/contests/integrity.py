@@ -60,8 +60,8 @@ def same_side_p(picks: Sequence[str]) -> float:
     return float(min(1.0, 2 * binom.sf(k - 1, n, 0.5)))
 
 
-def model_win_rates(votes: Iterable[CastVote]) -> dict[str, float]:
-    """Each model's share of the decisive votes it appeared in (everyone's votes)."""
+def _tally(votes: Iterable[CastVote]) -> tuple[Counter, Counter]:
+    """Per model: decisive votes won, and decisive votes it appeared in."""
     wins, seen = Counter(), Counter()
     for vote in votes:
         if vote.winner is None:
@@ -69,18 +69,18 @@ def model_win_rates(votes: Iterable[CastVote]) -> dict[str, float]:
         wins[vote.winner] += 1
         seen[vote.winner] += 1
         seen[vote.loser] += 1
+    return wins, seen
+
+
+def model_win_rates(votes: Iterable[CastVote]) -> dict[str, float]:
+    """Each model's share of the decisive votes it appeared in (everyone's votes)."""
+    wins, seen = _tally(votes)
     return {model: wins[model] / seen[model] for model in seen}
 
 
 def favoured_model(votes: Sequence[CastVote], rates: Mapping[str, float]) -> tuple[str, float, int]:
     """The model this visitor favours most against its usual rate: ``(model, p, n)``."""
-    wins, seen = Counter(), Counter()
-    for vote in votes:
-        if vote.winner is None:
-            continue
-        wins[vote.winner] += 1
-        seen[vote.winner] += 1
-        seen[vote.loser] += 1
+    wins, seen = _tally(votes)
     best = ("", 1.0, 0)
     for model, n in seen.items():
         expected = max(0.5, rates.get(model, 0.5))

@@ -121,3 +121,15 @@ def _wait_until_serving(process: subprocess.Popen, base_url: str) -> None:
 @pytest.fixture
 def asgi_live_server(asgi_live_server_session, transactional_db) -> str:
     return asgi_live_server_session
+
+
+def keyless(fake, models, *, token_delay: float = 0.0) -> None:
+    """Let a live server (its own process) call ``fake`` for ``models`` without a key.
+
+    The server process started before this test's fake put its random key into the
+    environment, so it could not read it: the fake asks for none, the models name none."""
+    fake.api_key = None
+    fake.token_delay = token_delay
+    for model in models:
+        model.api_key_env = ""
+        model.save(update_fields=["api_key_env"])

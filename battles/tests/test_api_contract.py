@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from arena.testing.contract import contract_failures, no_step_unfinished
-from arena.testing.live import worker_idle
+from arena.testing.live import keyless, worker_idle
 from arena.testing.waiting import wait_for
 from battles import services
 from battles.tests.factories import answered_battle
@@ -20,11 +20,7 @@ pytestmark = pytest.mark.browser  # needs the live server, like the page tests
 @pytest.fixture
 def live_api(asgi_live_server, celery_worker, two_models, fake_openai, settings) -> str:
     """The live API with two models that answer at once and a few voted battles."""
-    fake_openai.api_key = None
-    fake_openai.token_delay = 0
-    for model in two_models:
-        model.api_key_env = ""
-        model.save(update_fields=["api_key_env"])
+    keyless(fake_openai, two_models)
     for choice in ("left_better", "tie"):
         services.battle_vote(battle=answered_battle(), choice=choice)
     from leaderboard.models import RunTrigger

@@ -15,6 +15,7 @@ from django.conf import settings
 from arena.models import AIModel
 from arena.testing.browser import browser_page
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
+from arena.testing.live import keyless
 from arena.testing.visitors import visitor_session_key
 from battles.models import MAX_MESSAGES, Battle, Position, Slot
 from battles.tests.conftest import assert_blind, neutral_reply
@@ -45,16 +46,8 @@ CAUGHT_STREAMING = """([turn, position]) => {
 
 @pytest.fixture
 def arena(asgi_live_server, celery_worker, two_models, fake_openai) -> str:
-    """The live site with two models that stream slowly enough to watch; its base URL.
-
-    The models need no key: daphne was started before this test's fake server put its random
-    key into the environment, so the server process could not see it.
-    """
-    fake_openai.token_delay = 0.05
-    fake_openai.api_key = None
-    for model in two_models:
-        model.api_key_env = ""
-        model.save(update_fields=["api_key_env"])
+    """The live site with two models that stream slowly enough to watch; its base URL."""
+    keyless(fake_openai, two_models, token_delay=0.05)
     return asgi_live_server
 
 

@@ -11,6 +11,7 @@ from django.test import Client
 
 from arena.ratelimit import PROVIDER_BUSY
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
+from arena.testing.live import keyless
 from arena.testing.waiting import wait_for
 from battles.models import Battle
 from battles.tests.conftest import neutral_reply
@@ -139,11 +140,7 @@ def test_a_first_request_whose_connection_drops_still_gets_its_battle_written(
     import socket
     from urllib.parse import urlsplit
 
-    fake_openai.api_key = None
-    fake_openai.token_delay = 0.05
-    for model in two_models:
-        model.api_key_env = ""
-        model.save(update_fields=["api_key_env"])
+    keyless(fake_openai, two_models, token_delay=0.05)
     url = urlsplit(asgi_live_server)
     body = json.dumps({"prompt": "Are you still there?"}).encode()
     with socket.create_connection((url.hostname, url.port), timeout=10) as conn:
