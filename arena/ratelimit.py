@@ -12,6 +12,7 @@ trusted proxy sets (e.g. ``X-Forwarded-For``; the last address in it is the one 
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import time
@@ -60,6 +61,17 @@ def client_ip(request: HttpRequest) -> str:
         if hops:
             return hops[-1]
     return request.META.get("REMOTE_ADDR") or "unknown"
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """:func:`client_ip` when it is an IP address, else None (a request made in code, such
+    as a test's login, has none); what django-axes records."""
+    ip = client_ip(request)
+    try:
+        ipaddress.ip_address(ip)
+    except ValueError:
+        return None
+    return ip
 
 
 def _hit(item, *identifiers: str) -> int | None:
