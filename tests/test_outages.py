@@ -48,3 +48,36 @@ def test_redis_down_reads_keep_working_writes_say_temporarily_unavailable(privat
     state["process"] = start_embedded_redis(socket)
     assert client.post("/api/worker/aggregate", content_type="application/json").status_code \
         == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_connection_dropped_mid_request_writes_nothing(two_models, monkeypatch):
+    """PostgreSQL ends the request's connection between two writes of a new battle (a real
+    pg_terminate_backend from another connection): a 503 saying so, and nothing half-saved."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("terminating a server connection needs PostgreSQL (CI runs on it)")
+    import psycopg
+
+    from battles import services
+    from battles.models import Battle, Thread
+
+    params = connection.settings_dict
+    admin = (f"host={params['HOST'] or '127.0.0.1'} port={params['PORT'] or 5432} "
+             f"user={params['USER']} dbname={params['NAME']}")
+    add_turn = services._add_turn
+
+    def connection_dropped_then_add_turn(*args, **kwargs):
+        with psycopg.connect(admin, autocommit=True) as other:
+            other.execute("SELECT pg_terminate_backend(%s)",
+                          [connection.connection.info.backend_pid])
+        return add_turn(*args, **kwargs)
+
+    monkeypatch.setattr(services, "_add_turn", connection_dropped_then_add_turn)
+    response = Client(raise_request_exception=False).post(
+        "/api/battles", '{"prompt": "Will this be saved?"}', content_type="application/json")
+    assert response.status_code == 503 and response["Retry-After"] == "10"
+    assert "its database does not answer" in response.json()["detail"]
+    monkeypatch.undo()
+    assert not Battle.objects.exists() and not Thread.objects.exists()
