@@ -1,0 +1,101 @@
+"""A real worker process killed while it judges a voice battle's calls: each judge stage is
+run again once, by another worker, and the metrics complete with nothing doubled."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import pytest
+from celery import current_app
+
+import arena.steps
+from agents import services
+from agents.models import EvaluationStage, Scenario, StageKind
+from agents.tests.voice_support import (
+    JUDGE_MARK,
+    VoiceScript,
+    judge_json,
+    local_agents,
+    make_battle,
+    record_call,
+)
+from arena.steps import StepStatus, step_requeue_stale
+from arena.testing.live import start_worker_process, worker_idle
+from arena.testing.ratings import quiet_rating_runs
+from arena.testing.visitors import visitor_session_key
+from arena.testing.waiting import wait_for
+
+
+class HeldJudge(VoiceScript):
+    """The voice script, whose first judge call of each conversation hangs until released."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.judged: list[str] = []
+
+    def __call__(self, rec) -> str:  # noqa: ANN001 - a recorded request
+        text = "\n".join(m["content"] for m in rec.messages)
+        if JUDGE_MARK in text:
+            self.judged.append(text)
+            if len(self.judged) <= 2:
+                self.release.wait(60)  # the doomed worker's call hangs until it is dead
+            return judge_json(True)
+        return super().__call__(rec)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_mid_evaluation_loses_nothing(
+        celery_worker, fake_openai, settings, test_process_env, voice_media, monkeypatch):
+    settings.ARENA_STEP_LEASE_SECONDS = 1.0
+    settings.ARENA_STEP_HEARTBEAT_SECONDS = 0.2
+    quiet_rating_runs(monkeypatch)
+    script = HeldJudge()
+    fake_openai.reply_text = script
+    fake_openai.api_key = None
+    configs = local_agents(fake_openai)
+    Scenario.objects.exclude(slug="haircut-appointment").update(active=False)
+    key = visitor_session_key()
+    battle = make_battle(key, configs)
+    env = {**test_process_env, "ARENA_STEP_LEASE_SECONDS": "1",
+           "ARENA_STEP_HEARTBEAT_SECONDS": "0.2", "CELERY_QUEUE": "doomed-voice",
+           "ARENA_VOICE_MEDIA_DIR": str(voice_media)}
+    doomed = start_worker_process(env, queue="doomed-voice")
+    try:
+        with monkeypatch.context() as patched:
+            patched.setattr(arena.steps, "send_task", lambda name, args: current_app.send_task(
+                name, args=args, queue="doomed-voice"))
+            record_call(battle, "a")
+            record_call(battle, "b")
+            services.battle_vote(battle_id=battle.pk, session_key=key, overall="a")
+        # The doomed worker measures and transcribes both calls, then asks the judge.
+        wait_for(lambda: len(script.judged) == 2 and EvaluationStage.objects.filter(
+            kind=StageKind.JUDGE, status=StepStatus.RUNNING).count() == 2,
+            timeout=120, what="the doomed worker to be judging both calls")
+        os.killpg(doomed.pid, signal.SIGKILL)
+        doomed.wait(10)
+    finally:
+        script.release.set()
+        if doomed.poll() is None:
+            os.killpg(doomed.pid, signal.SIGKILL)
+            doomed.wait(10)
+
+    restarted = 0
+
+    def judges_restarted() -> bool:
+        nonlocal restarted
+        restarted += step_requeue_stale()
+        return restarted >= 2
+
+    wait_for(judges_restarted, what="the judge stages' leases to run out")
+    wait_for(lambda: EvaluationStage.objects.filter(kind=StageKind.JUDGE,
+                                                    status=StepStatus.DONE).count() == 2,
+             timeout=60, what="the judge stages to finish")
+    wait_for(worker_idle)
+    assert restarted == 2 and step_requeue_stale() == 0
+    for stage in EvaluationStage.objects.filter(kind=StageKind.JUDGE):
+        assert (stage.generation, stage.restarts) == (1, 1)
+    assert EvaluationStage.objects.count() == 6  # latency, transcript, judge for each call
+    assert len(script.judged) == 4  # two killed mid-call, two judged once
