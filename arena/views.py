@@ -74,8 +74,8 @@ def page_not_found(request: HttpRequest, exception=None):
 
 
 OUTAGE_RETRY_SECONDS = 10
-OUTAGE = ("The arena is temporarily unavailable (its {part} does not answer). Nothing saved "
-          "was lost: try again in a few seconds.")
+OUTAGE = ("The arena is temporarily unavailable (its {part} does not answer). Everything "
+          "already saved is kept: try again in a few seconds.")
 
 
 def _outage(exc: BaseException | None) -> str | None:

@@ -77,8 +77,26 @@ def enqueue_task(name: str, *args) -> None:
 
 
 def step_enqueue(step: Step) -> None:
-    """Run the step's task (after commit) for its current generation."""
-    enqueue_task(type(step).task_name, str(step.pk), step.generation)
+    """Run the step's task (after commit) for its current generation.
+
+    When the broker cannot take it (Redis down), the step stays saved and waiting, marked due
+    for the sweep, which sends it as soon as the broker answers again: the request that
+    made the step is not failed for it."""
+    model, pk, generation = type(step), step.pk, step.generation
+
+    def send() -> None:
+        from kombu.exceptions import OperationalError
+
+        try:
+            send_task(model.task_name, [str(pk), generation])
+        except OperationalError as exc:
+            due = timezone.now() - timedelta(seconds=settings.ARENA_STEP_RESEND_SECONDS)
+            model.objects.filter(pk=pk, generation=generation,
+                                 status=StepStatus.PENDING).update(updated_at=due)
+            logger.warning("%s %s could not be queued (%s); the sweep sends it once the broker "
+                           "answers", model.__name__, pk, exc)
+
+    transaction.on_commit(send)
 
 
 def step_claim(model: type[Step], pk, generation: int) -> bool:

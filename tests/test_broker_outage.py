@@ -1,0 +1,79 @@
+"""Redis, the broker and channel layer of a whole arena (daphne, a Celery worker and beat,
+each its own process), stopped and started again: while it is down a new battle is saved
+and the answer says "temporarily unavailable" (503, never the 500 page); once it is back,
+beat's sweep queues the saved battle's answers and the worker writes them, unasked."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import httpx
+import pytest
+from django.conf import settings
+
+from arena.embedded_redis import start_embedded_redis, stop_embedded_redis
+from arena.steps import StepStatus
+from arena.testing.live import daphne_server, keyless, start_worker_process
+from arena.testing.waiting import wait_for
+from battles.models import Battle, Response
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def arena_on_private_redis(tmp_path, test_process_env, two_models, fake_openai):
+    socket = tmp_path / "redis.sock"
+    redis = {"process": start_embedded_redis(socket)}
+    keyless(fake_openai, two_models)
+    env = {**test_process_env, "REDIS_URL": f"unix://{socket}", "CELERY_QUEUE": "outage",
+           "CACHE_PREFIX": "outage", "ARENA_STEP_SWEEP_SECONDS": "0.5",
+           "ARENA_API_WAIT_SECONDS": "30"}
+    worker = start_worker_process(env, queue="outage")
+    beat = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "arena", "beat", "--loglevel", "WARNING",
+         "--schedule", str(tmp_path / "beat-schedule")],
+        cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        with daphne_server(env) as base_url:
+            yield base_url, socket, redis
+    finally:
+        for process in (beat, worker):
+            process.terminate()
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        stop_embedded_redis(redis["process"], socket)
+
+
+def test_redis_down_then_back_the_battle_saved_meanwhile_is_answered(arena_on_private_redis):
+    base_url, socket, redis = arena_on_private_redis
+    with httpx.Client(base_url=base_url, timeout=60) as client:
+        before = client.post("/api/battles", json={"prompt": "Before the outage."})
+        assert before.status_code == 200, before.text
+
+        stop_embedded_redis(redis["process"], socket)
+        redis["process"] = None
+        during = client.post("/api/battles", json={"prompt": "During the outage."})
+        assert during.status_code == 503 and during.headers["Retry-After"] == "10"
+        assert "temporarily unavailable" in during.json()["detail"]
+        assert client.get("/battle/").status_code == 200  # pages that only read still work
+        saved = Battle.objects.get(turns__prompt="During the outage.")
+        assert set(Response.objects.filter(turn__battle=saved)
+                   .values_list("status", flat=True)) == {StepStatus.PENDING}
+
+        redis["process"] = start_embedded_redis(socket)
+
+        def answered() -> bool:
+            statuses = set(Response.objects.filter(turn__battle=saved)
+                           .values_list("status", flat=True))
+            return statuses == {StepStatus.DONE}
+
+        wait_for(answered, timeout=120, what="the battle saved during the outage answered")
+        texts = Response.objects.filter(turn__battle=saved).values_list("text", flat=True)
+        assert all("During the outage." in text for text in texts)
+        assert client.get(f"/api/battles/{saved.id}").status_code == 200  # its owner sees it
+        after = client.post("/api/battles", json={"prompt": "After the outage."})
+        assert after.status_code == 200, after.text
