@@ -79,7 +79,7 @@ OUTAGE = ("The arena is temporarily unavailable (its {part} does not answer). Ev
 
 
 def _outage(exc: BaseException | None) -> str | None:
-    """Which backing service an exception says is down: "database", "queue" or None."""
+    """Which backing service an exception says is down (as the answer names it), or None."""
     from django.db import InterfaceError, OperationalError
     from kombu.exceptions import OperationalError as BrokerError
     from redis.exceptions import ConnectionError as RedisConnectionError
@@ -93,8 +93,8 @@ def _outage(exc: BaseException | None) -> str | None:
 
 
 def server_error(request: HttpRequest):
-    """A 500, or a 503 with Retry-After when the error was a database or Redis outage (the
-    request's work was not saved: its transaction rolled back)."""
+    """A 500, or a 503 with Retry-After when the error was a database or Redis outage (a
+    database error rolled the request's transaction back; what was committed is kept)."""
     part = _outage(sys.exc_info()[1])
     if part is not None:
         message = OUTAGE.format(part=part)

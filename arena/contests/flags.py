@@ -1,4 +1,4 @@
-"""Flags on visitors whose votes stop counting, and the daily cap on counted votes.
+"""Flags on visitors whose votes stop counting, and how a mode names a visitor's address.
 
 A mode gives :func:`visitors_flag` its votes grouped by visitor; each visitor the tests of
 :mod:`arena.contests.integrity` find is flagged once (kept with the reason for staff to
