@@ -104,3 +104,28 @@ def test_hostile_answers_on_the_panel_page(watched):
     expect(page.locator(".markdown").first).to_contain_text("bold")
     assert_unhurt(page, seen)
     page.screenshot(path="/tmp/hostile-panel.png", full_page=True)
+
+
+HOSTILE_NAME = "<img src=x onerror=\"alert('name')\"><script>alert(1)</script>" + "M" * 200
+
+
+def test_a_hostile_model_name_on_the_leaderboard_and_its_page(watched):
+    """A models file is written by people too: a name with markup shows as text."""
+    from playwright.sync_api import expect
+
+    from arena.models import AIModel
+    from leaderboard.models import RunTrigger
+    from leaderboard.services import ratings_run
+    from leaderboard.tests.factories import make_votes
+
+    make_votes([("hostile", "plain", "model_a", 30), ("plain", "hostile", "tie", 10)])
+    AIModel.objects.filter(slug="hostile").update(name=HOSTILE_NAME,
+                                                  organization="<b onclick=alert(2)>Org</b>")
+    ratings_run(trigger=RunTrigger.COMMAND)
+    page, seen = watched
+    for path in ("/leaderboard/", "/models/hostile/"):
+        page.goto(path)
+        expect(page.locator("main")).to_contain_text("<script>alert(1)</script>")
+        assert_unhurt(page, seen)
+        assert page.evaluate("document.querySelectorAll('main script, main img').length") == 0
+    page.screenshot(path="/tmp/hostile-model-page.png", full_page=True)
