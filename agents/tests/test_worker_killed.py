@@ -3,14 +3,10 @@ run again once, by another worker, and the metrics complete with nothing doubled
 
 from __future__ import annotations
 
-import os
-import signal
 import threading
 
 import pytest
-from celery import current_app
 
-import arena.steps
 from agents import services
 from agents.models import EvaluationStage, Scenario, StageKind
 from agents.tests.voice_support import (
@@ -22,7 +18,7 @@ from agents.tests.voice_support import (
     record_call,
 )
 from arena.steps import StepStatus, step_requeue_stale
-from arena.testing.live import start_worker_process, worker_idle
+from arena.testing.live import doomed_worker, steps_started_over, worker_idle
 from arena.testing.ratings import quiet_rating_runs
 from arena.testing.visitors import visitor_session_key
 from arena.testing.waiting import wait_for
@@ -59,37 +55,20 @@ def test_a_worker_killed_mid_evaluation_loses_nothing(
     Scenario.objects.exclude(slug="haircut-appointment").update(active=False)
     key = visitor_session_key()
     battle = make_battle(key, configs)
-    env = {**test_process_env, "ARENA_STEP_LEASE_SECONDS": "1",
-           "ARENA_STEP_HEARTBEAT_SECONDS": "0.2", "CELERY_QUEUE": "doomed-voice",
-           "ARENA_VOICE_MEDIA_DIR": str(voice_media)}
-    doomed = start_worker_process(env, queue="doomed-voice")
+    env = {**test_process_env, "ARENA_VOICE_MEDIA_DIR": str(voice_media)}
     try:
-        with monkeypatch.context() as patched:
-            patched.setattr(arena.steps, "send_task", lambda name, args: current_app.send_task(
-                name, args=args, queue="doomed-voice"))
+        with doomed_worker(env, monkeypatch) as kill:
             record_call(battle, "a")
             record_call(battle, "b")
             services.battle_vote(battle_id=battle.pk, session_key=key, overall="a")
-        # The doomed worker measures and transcribes both calls, then asks the judge.
-        wait_for(lambda: len(script.judged) == 2 and EvaluationStage.objects.filter(
-            kind=StageKind.JUDGE, status=StepStatus.RUNNING).count() == 2,
-            timeout=120, what="the doomed worker to be judging both calls")
-        os.killpg(doomed.pid, signal.SIGKILL)
-        doomed.wait(10)
+            # The doomed worker measures and transcribes both calls, then asks the judge.
+            wait_for(lambda: len(script.judged) == 2 and EvaluationStage.objects.filter(
+                kind=StageKind.JUDGE, status=StepStatus.RUNNING).count() == 2,
+                timeout=120, what="the doomed worker to be judging both calls")
+            kill()
     finally:
         script.release.set()
-        if doomed.poll() is None:
-            os.killpg(doomed.pid, signal.SIGKILL)
-            doomed.wait(10)
-
-    restarted = 0
-
-    def judges_restarted() -> bool:
-        nonlocal restarted
-        restarted += step_requeue_stale()
-        return restarted >= 2
-
-    wait_for(judges_restarted, what="the judge stages' leases to run out")
+    restarted = steps_started_over(2)
     wait_for(lambda: EvaluationStage.objects.filter(kind=StageKind.JUDGE,
                                                     status=StepStatus.DONE).count() == 2,
              timeout=60, what="the judge stages to finish")

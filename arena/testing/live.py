@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -61,6 +62,50 @@ def test_process_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
     )
     return {**os.environ, "DJANGO_SETTINGS_MODULE": "live_server_settings",
             "PYTHONPATH": os.pathsep.join([str(folder), str(settings.BASE_DIR)])}
+
+
+@contextlib.contextmanager
+def doomed_worker(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, *,
+                  queue: str = "doomed") -> Iterator[Callable[[], None]]:
+    """A real worker process, on a queue of its own, that the block's steps are sent to (and
+    the steps it creates itself), with leases of a second; the block gets its ``kill`` (a
+    SIGKILL, as when a machine loses the process), and it is dead when the block ends."""
+    from celery import current_app
+
+    import arena.steps
+
+    env = {**env, "ARENA_STEP_LEASE_SECONDS": "1", "ARENA_STEP_HEARTBEAT_SECONDS": "0.2",
+           "CELERY_QUEUE": queue}
+    process = start_worker_process(env, queue=queue)
+
+    def kill() -> None:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+
+    try:
+        with monkeypatch.context() as patched:
+            patched.setattr(arena.steps, "send_task", lambda name, args: current_app.send_task(
+                name, args=args, queue=queue))
+            yield kill
+    finally:
+        kill()
+
+
+def steps_started_over(count: int) -> int:
+    """Sweep until ``count`` steps whose worker died are started over; how many were."""
+    from arena.steps import step_requeue_stale
+    from arena.testing.waiting import wait_for
+
+    restarted = 0
+
+    def enough() -> bool:
+        nonlocal restarted
+        restarted += step_requeue_stale()
+        return restarted >= count
+
+    wait_for(enough, what=f"{count} killed step(s) to be started over")
+    return restarted
 
 
 def start_worker_process(env: dict[str, str], *, queue: str) -> subprocess.Popen:

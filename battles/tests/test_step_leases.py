@@ -7,17 +7,15 @@ database for a state with a deadline (synchronisation by condition, never by a f
 from __future__ import annotations
 
 import os
-import signal
 from datetime import timedelta
 
 import pytest
-from celery import current_app
 from django.test import Client
 from django.utils import timezone
 
 import arena.steps
 from arena.steps import RESTARTED_NOTICE, StepStatus, step_claim, step_requeue_stale
-from arena.testing.live import start_worker_process
+from arena.testing.live import doomed_worker, steps_started_over
 from arena.testing.waiting import wait_for
 from battles import services
 from battles.generation import response_generate
@@ -126,35 +124,17 @@ def test_a_live_stream_that_outlasts_several_leases_is_never_requeued(
 def test_a_killed_workers_answer_is_requeued_once_and_finishes_once(
         celery_worker, two_models, fake_openai, short_leases, test_process_env, monkeypatch):
     fake_openai.token_delay = 0.3  # long enough to kill the worker mid-stream
-    env = {**test_process_env, "ARENA_STEP_LEASE_SECONDS": "1",
-           "ARENA_STEP_HEARTBEAT_SECONDS": "0.2",
-           fake_openai.api_key_env: os.environ[fake_openai.api_key_env]}
-    doomed = start_worker_process(env, queue="doomed")
-    try:
-        with monkeypatch.context() as patched:
-            patched.setattr(arena.steps, "send_task", lambda name, args: current_app.send_task(
-                name, args=args, queue="doomed"))
-            battle, turn = services.battle_create(session_key=OWNER, prompt="Count slowly.")
+    env = {**test_process_env, fake_openai.api_key_env: os.environ[fake_openai.api_key_env]}
+    with doomed_worker(env, monkeypatch) as kill:
+        battle, turn = services.battle_create(session_key=OWNER, prompt="Count slowly.")
         wait_for(lambda: len(fake_openai.chat_requests) >= 2
                  and all(r.status == StepStatus.RUNNING for r in turn.responses.all()),
                  what="the doomed worker to be streaming both answers")
-        os.killpg(doomed.pid, signal.SIGKILL)
-        doomed.wait(10)
-    finally:
-        if doomed.poll() is None:
-            os.killpg(doomed.pid, signal.SIGKILL)
-            doomed.wait(10)
+        kill()
 
     # The heartbeats stopped with the worker: once the leases run out, the sweep starts both
     # answers over, exactly once, and the test's own worker writes them.
-    restarted = 0
-
-    def both_restarted() -> bool:
-        nonlocal restarted
-        restarted += step_requeue_stale()
-        return restarted >= 2
-
-    wait_for(both_restarted, what="the leases to expire")
+    restarted = steps_started_over(2)
     wait_for(lambda: all(r.is_finished for r in turn.responses.all()), what="the answers")
     assert restarted == 2
     assert step_requeue_stale() == 0

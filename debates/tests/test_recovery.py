@@ -4,14 +4,11 @@ turn twice. Leases are shortened by settings; waits poll for a state (never a fi
 from __future__ import annotations
 
 import os
-import signal
 
 import pytest
-from celery import current_app
 
-import arena.steps
 from arena.steps import StepStatus, step_requeue_stale
-from arena.testing.live import start_worker_process
+from arena.testing.live import doomed_worker, steps_started_over
 from debates import services
 from debates.models import Debate, DebateStatus, DebateStep, StepKind
 from debates.tests.debate_support import (
@@ -37,37 +34,19 @@ def test_a_killed_worker_mid_turn_resumes_without_duplicating_turns(
     settings.ARENA_DEBATE_JUDGE_MODEL = "gamma-1b"
     topic, first, second = library()
     # The doomed worker takes the debate's queue and sends the next steps there too.
-    env = {**test_process_env, "ARENA_STEP_LEASE_SECONDS": "1",
-           "ARENA_STEP_HEARTBEAT_SECONDS": "0.2", "CELERY_QUEUE": "doomed",
-           "ARENA_DEBATE_JUDGE_MODEL": "gamma-1b",
+    env = {**test_process_env, "ARENA_DEBATE_JUDGE_MODEL": "gamma-1b",
            fake_openai.api_key_env: os.environ[fake_openai.api_key_env]}
-    doomed = start_worker_process(env, queue="doomed")
-    try:
-        with monkeypatch.context() as patched:
-            patched.setattr(arena.steps, "send_task", lambda name, args: current_app.send_task(
-                name, args=args, queue="doomed"))
-            debate = services.debate_create(
-                session_key="owner", model_a="alpha-7b", model_b="beta-3b",
-                topic_id=str(topic.pk), persona_a=str(first.pk), persona_b=str(second.pk),
-                rounds=1, word_limit=60, fact_checking=False)
+    with doomed_worker(env, monkeypatch) as kill:
+        debate = services.debate_create(
+            session_key="owner", model_a="alpha-7b", model_b="beta-3b",
+            topic_id=str(topic.pk), persona_a=str(first.pk), persona_b=str(second.pk),
+            rounds=1, word_limit=60, fact_checking=False)
         wait_for(lambda: DebateStep.objects.filter(debate=debate, kind=StepKind.TURN,
                                                    status=StepStatus.RUNNING).exists()
                  and fake_openai.chat_requests, what="the doomed worker to be mid-speech")
-        os.killpg(doomed.pid, signal.SIGKILL)
-        doomed.wait(10)
-    finally:
-        if doomed.poll() is None:
-            os.killpg(doomed.pid, signal.SIGKILL)
-            doomed.wait(10)
+        kill()
     fake_openai.token_delay = 0
-    restarted = 0
-
-    def started_over() -> bool:
-        nonlocal restarted
-        restarted += step_requeue_stale()
-        return restarted >= 1
-
-    wait_for(started_over, what="the killed step's lease to expire")
+    restarted = steps_started_over(1)
     debate = wait_debate(debate.pk)
     assert debate.status == DebateStatus.COMPLETED, debate.error
     assert restarted == 1 and step_requeue_stale() == 0

@@ -4,15 +4,12 @@ once, by another worker, and the panel reaches its verdict with nothing lost or 
 from __future__ import annotations
 
 import os
-import signal
 import threading
 
 import pytest
-from celery import current_app
 
-import arena.steps
 from arena.steps import StepStatus, step_requeue_stale
-from arena.testing.live import start_worker_process
+from arena.testing.live import doomed_worker, steps_started_over
 from arena.testing.waiting import wait_for
 from panels import services
 from panels.models import PanelJudgement, PanelStatus
@@ -44,37 +41,20 @@ def test_a_worker_killed_mid_judgement_loses_nothing(
 
     script.judge_replies = {m: [held_the_first_time(m)] for m in ("alpha", "beta", "gamma")}
     panel_setup(fake_openai, fake_anthropic, settings, monkeypatch, script)
-    env = {**test_process_env, "ARENA_STEP_LEASE_SECONDS": "1",
-           "ARENA_STEP_HEARTBEAT_SECONDS": "0.2", "CELERY_QUEUE": "doomed-panel",
-           fake_openai.api_key_env: os.environ[fake_openai.api_key_env],
+    env = {**test_process_env, fake_openai.api_key_env: os.environ[fake_openai.api_key_env],
            fake_anthropic.api_key_env: os.environ[fake_anthropic.api_key_env]}
-    doomed = start_worker_process(env, queue="doomed-panel")
     try:
-        with monkeypatch.context() as patched:
-            patched.setattr(arena.steps, "send_task", lambda name, args: current_app.send_task(
-                name, args=args, queue="doomed-panel"))
+        with doomed_worker(env, monkeypatch) as kill:
             panel = services.panel_create(question="What is 2+2?")
-        # The doomed worker answers, then asks every judge; each judge's call hangs.
-        wait_for(lambda: len(script.judge_prompts) == 3
-                 and PanelJudgement.objects.filter(panel=panel,
-                                                   status=StepStatus.RUNNING).count() == 3,
-                 what="the doomed worker to be judging")
-        os.killpg(doomed.pid, signal.SIGKILL)
-        doomed.wait(10)
+            # The doomed worker answers, then asks every judge; each judge's call hangs.
+            wait_for(lambda: len(script.judge_prompts) == 3
+                     and PanelJudgement.objects.filter(panel=panel,
+                                                       status=StepStatus.RUNNING).count() == 3,
+                     what="the doomed worker to be judging")
+            kill()
     finally:
         release.set()
-        if doomed.poll() is None:
-            os.killpg(doomed.pid, signal.SIGKILL)
-            doomed.wait(10)
-
-    restarted = 0
-
-    def all_restarted() -> bool:
-        nonlocal restarted
-        restarted += step_requeue_stale()
-        return restarted >= 3
-
-    wait_for(all_restarted, what="the judgements' leases to run out")
+    restarted = steps_started_over(3)
     panel = wait_finished(panel.id, timeout=60)
     assert restarted == 3 and step_requeue_stale() == 0
     assert panel.status == PanelStatus.DONE
