@@ -42,6 +42,13 @@ def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
     return dict.fromkeys(statuses, ErrorOut)
 
 
+def wants_json(request: HttpRequest) -> bool:
+    """An API call (under /api/, or one that sent or asked for JSON) is answered in JSON."""
+    return (request.path.startswith("/api/")
+            or request.META.get("CONTENT_TYPE", "").startswith("application/json")
+            or request.META.get("HTTP_ACCEPT", "").startswith("application/json"))
+
+
 def _with_retry_after(response: HttpResponse, exc: RuleError) -> HttpResponse:
     if exc.retry_after is not None:
         response["Retry-After"] = str(max(1, int(exc.retry_after)))

@@ -18,9 +18,14 @@ from asgiref.sync import iscoroutinefunction
 from csp import middleware as csp
 from django.contrib.auth import middleware as auth
 from django.contrib.messages import middleware as messages
+from django.http import JsonResponse
 from django.middleware import clickjacking, common, csrf, security
+from django.shortcuts import render
+from django.utils.deprecation import MiddlewareMixin
 
 from arena.aio import database_call
+from arena.errors import wants_json
+from arena.inputs import UNSTORABLE, unstorable
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
@@ -93,3 +98,44 @@ class XFrameOptionsMiddleware(OnTheLoop, clickjacking.XFrameOptionsMiddleware):
 
 class CSPMiddleware(OnTheLoop, csp.CSPMiddleware):
     pass  # the policy is a header built from settings
+
+
+FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+class RejectUnstorableInput(OnTheLoop, MiddlewareMixin):
+    """What no database can even be asked about never reaches a view: a NUL byte in the
+    path, a query parameter or a form field is a 400 naming it (PostgreSQL refuses it in
+    any query, a lookup included), and a cookie holding one is ignored. JSON bodies are
+    checked by the API's parser (:class:`arena.api.StorableJsonParser`)."""
+
+    def process_request(self, request):
+        for name, value in list(request.COOKIES.items()):
+            if unstorable(name) or unstorable(value):
+                del request.COOKIES[name]
+        if unstorable(request.path):
+            return _refused(request, "The address", unstorable(request.path))
+        return _first_refused(request, request.GET, "The query parameter")
+
+    def view_needs_database(self, request, callback) -> bool:
+        return request.content_type in FORMS  # parsing a form body is work for a thread
+
+    def process_view(self, request, callback, args, kwargs):
+        if request.method == "POST" and request.content_type in FORMS:
+            return _first_refused(request, request.POST, "The field")
+        return None
+
+
+def _first_refused(request, data, kind: str):
+    for name, values in data.lists():
+        for value in (name, *values):
+            if isinstance(value, str) and unstorable(value):
+                return _refused(request, f"{kind} {name!r}", unstorable(value))
+    return None
+
+
+def _refused(request, field: str, what: str):
+    message = UNSTORABLE.format(field=field, what=what)
+    if wants_json(request):
+        return JsonResponse({"detail": message}, status=400)
+    return render(request, "400.html", {"message": message}, status=400)

@@ -127,6 +127,7 @@ MIDDLEWARE = [
     # Django's own, each run on the event loop (arena.middleware).
     "arena.middleware.SecurityMiddleware",
     "arena.static_files.StaticFilesMiddleware",
+    "arena.middleware.RejectUnstorableInput",
     "corsheaders.middleware.CorsMiddleware",
     "arena.sessions.SessionCookieOnEveryStatus",
     "arena.middleware.CommonMiddleware",

@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from arena.errors import RuleError
+from arena.errors import RuleError, wants_json
 from arena.health import health_report, may_see_details
 from arena.ratelimit import visitor_limit
 
@@ -38,37 +38,30 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(report, status=200 if essential else 503)
 
 
-def _wants_json(request: HttpRequest) -> bool:
-    """An API call (under /api/, or one that sent or asked for JSON) is answered in JSON."""
-    return (request.path.startswith("/api/")
-            or request.META.get("CONTENT_TYPE", "").startswith("application/json")
-            or request.META.get("HTTP_ACCEPT", "").startswith("application/json"))
-
-
 def bad_request(request: HttpRequest, exception=None):
     """Django's own 400s (a body past the size limit outside the API, a header it refuses)."""
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse({"detail": "The request could not be read: check its headers and "
                                        "body."}, status=400)
     return render(request, "400.html", status=400)
 
 
 def permission_denied(request: HttpRequest, exception=None):
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse({"detail": "You may not do this."}, status=403)
     return render(request, "403.html", status=403)
 
 
 def csrf_failure(request: HttpRequest, reason: str = ""):
     """A form posted without its page's token (an old tab, blocked cookies)."""
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse({"detail": "The CSRF check failed: load the page again and "
                                        "resend."}, status=403)
     return render(request, "403.html", {"csrf": True}, status=403)
 
 
 def page_not_found(request: HttpRequest, exception=None):
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse({"detail": "Not found."}, status=404)
     return render(request, "404.html", status=404)
 
@@ -98,11 +91,11 @@ def server_error(request: HttpRequest):
     part = _outage(sys.exc_info()[1])
     if part is not None:
         message = OUTAGE.format(part=part)
-        response = (JsonResponse({"detail": message}, status=503) if _wants_json(request)
+        response = (JsonResponse({"detail": message}, status=503) if wants_json(request)
                     else render(request, "500.html", {"outage": message}, status=503))
         response["Retry-After"] = str(OUTAGE_RETRY_SECONDS)
         return response
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse({"detail": "Internal server error."}, status=500)
     return render(request, "500.html", status=500)
 

@@ -187,3 +187,29 @@ def test_arbitrary_page_forms_never_give_a_5xx(url, two_models, fake_openai, cel
 
     never_a_server_error()
     wait_for(no_step_unfinished, timeout=120, what="the steps the forms started")
+
+
+# --- What no database can even be asked about: paths, query strings, forms, cookies --------
+
+@pytest.mark.parametrize(("path", "named"), [
+    ("/api/leaderboard?search=a%00b", "query parameter 'search'"),
+    ("/api/debates?model=%00", "query parameter 'model'"),
+    ("/models/a%00b/", "address"),
+])
+def test_a_nul_byte_in_an_address_or_a_query_is_a_400_naming_it(visitor, path, named):
+    response = visitor.get(path, HTTP_ACCEPT="application/json")
+    assert response.status_code == 400
+    assert named in response.json()["detail"] and "NUL byte" in response.json()["detail"]
+
+
+def test_a_nul_byte_in_a_form_field_is_a_400_page_naming_it(visitor):
+    response = visitor.post("/debates/new/", {"topic": "own", "model_a": "x\x00"})
+    assert response.status_code == 400
+    assert "The field &#x27;model_a&#x27; contains a NUL byte" in response.content.decode()
+
+
+def test_a_cookie_holding_a_nul_byte_is_ignored(visitor, settings):
+    visitor.cookies[settings.SESSION_COOKIE_NAME] = "\x00" * 32
+    assert visitor.get("/battle/").status_code == 200
+    created = post_raw(visitor, "/api/sessions", json.dumps({"title": "fresh"}))
+    assert created.status_code == 201  # a new session, not a lookup of the bad one
