@@ -33,6 +33,15 @@ from agents.tests.voice_support import CALLER_LINE, Microphone, listen_until, sp
 from arena.testing.waiting import async_wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def evaluations_not_sent(monkeypatch):
+    """A saved call starts its evaluation; here none is sent, so no worker left running by
+    an earlier test evaluates it while this test's database is emptied (a flush deadlock)."""
+    from agents import services
+
+    monkeypatch.setattr(services, "step_enqueue", lambda step: None)
 SCENARIO = "haircut-appointment"
 
 
