@@ -44,9 +44,7 @@ class HeldJudge(VoiceScript):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_mid_evaluation_loses_nothing(
-        celery_worker, fake_openai, settings, test_process_env, voice_media, monkeypatch):
-    settings.ARENA_STEP_LEASE_SECONDS = 1.0
-    settings.ARENA_STEP_HEARTBEAT_SECONDS = 0.2
+        celery_worker, fake_openai, short_leases, test_process_env, voice_media, monkeypatch):
     quiet_rating_runs(monkeypatch)
     script = HeldJudge()
     fake_openai.reply_text = script

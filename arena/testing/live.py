@@ -64,6 +64,18 @@ def test_process_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
             "PYTHONPATH": os.pathsep.join([str(folder), str(settings.BASE_DIR)])}
 
 
+LEASE_SECONDS, HEARTBEAT_SECONDS = "1", "0.2"
+
+
+@pytest.fixture
+def short_leases(settings):
+    """Step leases of a second, heartbeats five times a second: a dead worker is noticed in
+    a second (the test's own worker and sweep; :func:`doomed_worker` gives its the same)."""
+    settings.ARENA_STEP_LEASE_SECONDS = float(LEASE_SECONDS)
+    settings.ARENA_STEP_HEARTBEAT_SECONDS = float(HEARTBEAT_SECONDS)
+    return settings
+
+
 @contextlib.contextmanager
 def doomed_worker(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, *,
                   queue: str = "doomed") -> Iterator[Callable[[], None]]:
@@ -74,8 +86,8 @@ def doomed_worker(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, *,
 
     import arena.steps
 
-    env = {**env, "ARENA_STEP_LEASE_SECONDS": "1", "ARENA_STEP_HEARTBEAT_SECONDS": "0.2",
-           "CELERY_QUEUE": queue}
+    env = {**env, "ARENA_STEP_LEASE_SECONDS": LEASE_SECONDS,
+           "ARENA_STEP_HEARTBEAT_SECONDS": HEARTBEAT_SECONDS, "CELERY_QUEUE": queue}
     process = start_worker_process(env, queue=queue)
 
     def kill() -> None:

@@ -26,13 +26,6 @@ OWNER = "session-of-owner"
 
 
 @pytest.fixture
-def short_leases(settings):
-    settings.ARENA_STEP_LEASE_SECONDS = 1.0
-    settings.ARENA_STEP_HEARTBEAT_SECONDS = 0.2
-    return settings
-
-
-@pytest.fixture
 def sent(monkeypatch):
     """Task sends recorded instead of going to the broker."""
     calls = []

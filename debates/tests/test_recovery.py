@@ -23,10 +23,8 @@ from debates.tests.debate_support import (
 
 @pytest.mark.django_db(transaction=True)
 def test_a_killed_worker_mid_turn_resumes_without_duplicating_turns(
-        celery_worker, fake_openai, settings, test_process_env, monkeypatch):
+        celery_worker, fake_openai, settings, short_leases, test_process_env, monkeypatch):
     quiet_rating_runs(monkeypatch)
-    settings.ARENA_STEP_LEASE_SECONDS = 1.0
-    settings.ARENA_STEP_HEARTBEAT_SECONDS = 0.2
     fake_openai.reply_text = DebateScript()
     fake_openai.token_delay = 0.3  # a speech takes seconds: long enough to kill mid-stream
     for slug in ("alpha-7b", "beta-3b", "gamma-1b"):

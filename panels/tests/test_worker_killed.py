@@ -16,13 +16,6 @@ from panels.models import PanelJudgement, PanelStatus
 from panels.tests.panel_support import PanelScript, panel_setup, ranking_reply, wait_finished
 
 
-@pytest.fixture
-def short_leases(settings):
-    settings.ARENA_STEP_LEASE_SECONDS = 1.0
-    settings.ARENA_STEP_HEARTBEAT_SECONDS = 0.2
-    return settings
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_mid_judgement_loses_nothing(
         celery_worker, fake_openai, fake_anthropic, settings, short_leases, test_process_env,
