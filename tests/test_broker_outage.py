@@ -14,7 +14,7 @@ from django.conf import settings
 
 from arena.embedded_redis import start_embedded_redis, stop_embedded_redis
 from arena.steps import StepStatus
-from arena.testing.live import daphne_server, keyless, start_worker_process
+from arena.testing.live import daphne_server, keyless, start_worker_process, stop_process
 from arena.testing.waiting import wait_for
 from battles.models import Battle, Response
 
@@ -39,12 +39,7 @@ def arena_on_private_redis(tmp_path, test_process_env, two_models, fake_openai):
             yield base_url, socket, redis
     finally:
         for process in (beat, worker):
-            process.terminate()
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process, grace=15)
         stop_embedded_redis(redis["process"], socket)
 
 

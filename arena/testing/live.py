@@ -146,12 +146,17 @@ def daphne_server(env: dict[str, str]) -> Iterator[str]:
         _wait_until_serving(process, base_url)
         yield base_url
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
+
+
+def stop_process(process: subprocess.Popen, grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL if it has not stopped within ``grace`` seconds."""
+    process.terminate()
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 @pytest.fixture(scope="session")
