@@ -3,18 +3,17 @@
 # extra), and the processes run as an unprivileged user.
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 ARENA_ENV=production \
-    ARENA_LOCAL_MODELS=0 ARENA_VAR_DIR=/var/lib/arena
+    ARENA_LOCAL_MODELS=0 ARENA_VAR_DIR=/var/lib/arena \
+    UV_PROJECT_ENVIRONMENT=/opt/venv UV_NO_CACHE=1 PATH=/opt/venv/bin:$PATH
 WORKDIR /app
 RUN useradd --system --uid 10001 --home-dir /var/lib/arena --create-home arena
-COPY pyproject.toml ./
-COPY arena ./arena
-COPY battles ./battles
-COPY panels ./panels
-COPY debates ./debates
-COPY agents ./agents
-COPY leaderboard ./leaderboard
-RUN pip install --no-cache-dir .
+# The locked set (uv.lock, hashes checked), without the `embedded` and `test` extras; the
+# dependencies first, so a code change reuses this layer.
+COPY requirements-uv.txt pyproject.toml uv.lock ./
+RUN pip install --no-cache-dir --require-hashes -r requirements-uv.txt \
+    && uv sync --locked --no-install-project
 COPY . .
+RUN uv sync --locked --no-editable
 # collectstatic needs settings, not secrets: throwaway values for this step only.
 RUN SECRET_KEY=build-only ALLOWED_HOSTS=build python manage.py collectstatic --noinput
 USER arena

