@@ -14,6 +14,7 @@ from ninja import Field, NinjaAPI, Router, Schema
 
 from agents import selectors, services
 from arena.api import answer_errors_as_detail
+from arena.contests.flags import voter_of
 from arena.errors import RuleError, errors
 from arena.inputs import parse_uuid
 from arena.ratelimit import visitor_limit
@@ -153,7 +154,8 @@ def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     """One vote per battle, after both conversations; reveals the agents."""
     services.battle_vote(battle_id=parse_uuid(battle_id),
                          session_key=session_key_for(request, create=False),
-                         overall=payload.overall, sub_votes=payload.sub_votes)
+                         overall=payload.overall, sub_votes=payload.sub_votes,
+                         voter=voter_of(request))
     return selectors.battle_payload(_battle(request, battle_id))
 
 

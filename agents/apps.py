@@ -8,6 +8,7 @@ class AgentsConfig(modes.ModeConfig):
         key="voice", label="Voice", path="voice/", order=40,
         summary="Talk to two anonymous voice agents on the same task, then vote.",
         urls="agents.urls", root_urls="agents.root_urls",
+        counted_votes="agents.integrity.COUNTED_VOTES",
         websocket_routes="agents.routing.websocket_urlpatterns",
         figures="agents.selectors.home_figures",
         beat={

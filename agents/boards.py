@@ -43,13 +43,15 @@ def _subjects(keys: list[str]) -> dict[str, Subject]:
 def _board(name: str, title: str, description: str, order: int,
            architecture: str | None = None) -> Board:
     def counted():
-        votes = AgentVote.objects.all()
+        votes = AgentVote.objects.filter(counts_for_rating=True)
         if architecture is not None:
             votes = votes.filter(battle__config_a__architecture_type=architecture,
                                  battle__config_b__architecture_type=architecture)
         return votes.annotate(winner=WINNER)
 
     def from_signal(*, vote: AgentVote, **_kwargs):
+        if not vote.counts_for_rating:
+            return None
         battle = vote.battle
         a, b = battle.config_a, battle.config_b
         if architecture is not None and not (

@@ -16,6 +16,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from arena.models import CountedVote
 from arena.steps import Step
 
 
@@ -235,7 +236,7 @@ class Overall(models.TextChoices):
 SUB_DIMENSIONS = ("naturalness", "speed", "understanding", "helpfulness")
 
 
-class AgentVote(models.Model):
+class AgentVote(CountedVote):
     """The visitor's one vote on a battle: overall and per dimension."""
 
     battle = models.OneToOneField(AgentBattle, on_delete=models.CASCADE, related_name="vote")

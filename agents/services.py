@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from agents.adapters import agent_problem
+from agents.integrity import COUNTED_VOTES
 from agents.models import (
     SUB_DIMENSIONS,
     AgentBattle,
@@ -200,7 +201,9 @@ def _sub_votes(raw: Mapping[str, str] | None) -> dict[str, str]:
 
 
 def battle_vote(*, battle_id, session_key: str | None, overall: str,
-                sub_votes: Mapping[str, str] | None = None) -> AgentVote:
+                sub_votes: Mapping[str, str] | None = None, voter: str = "") -> AgentVote:
+    """``voter``: the client address as :func:`arena.contests.flags.voter_of` keys it (the
+    daily cap on counted votes applies to it as well as to the session)."""
     if overall not in Overall.values:
         raise RuleError(BAD_OVERALL, status=422)
     votes = _sub_votes(sub_votes)
@@ -216,8 +219,10 @@ def battle_vote(*, battle_id, session_key: str | None, overall: str,
     def record(battle: AgentBattle) -> AgentVote:
         battle.status = BattleStatus.VOTED
         battle.save(update_fields=["status"])
-        vote = AgentVote.objects.create(battle=battle, session_key=session_key,
-                                        overall=overall, sub_votes_json=votes)
+        vote = AgentVote.objects.create(
+            battle=battle, session_key=session_key, overall=overall, sub_votes_json=votes,
+            voter=voter, **COUNTED_VOTES.eligibility(session_key=session_key or "",
+                                                     voter=voter))
         evaluation_advance(battle_id=battle.pk)
         return vote
 

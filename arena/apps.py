@@ -10,6 +10,7 @@ class ArenaConfig(AppConfig):
 
         from arena import checks  # noqa: F401 - registers the deployment checks
         from arena.celery import app
+        from arena.contests import counting  # noqa: F401 - a cleared flag counts votes again
         from arena.models import AIModel
         from arena.modes import beat_schedule
         from arena.selectors import model_endpoints_forget

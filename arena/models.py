@@ -115,3 +115,16 @@ class VisitorFlag(models.Model):
 
     def __str__(self) -> str:
         return f"{self.mode} {self.visitor}: {self.reason}"
+
+
+class CountedVote(models.Model):
+    """What every mode's vote carries for the integrity rules (:mod:`arena.contests.counting`):
+    whether it counts for ratings, why not, and the voter's address as ``ip:<keyed hash>``
+    (:func:`arena.contests.flags.visitor_of_address`), never the address."""
+
+    counts_for_rating = models.BooleanField(default=True, db_index=True)
+    exclusion_reason = models.CharField(max_length=200, blank=True)
+    voter = models.CharField(max_length=40, blank=True, db_index=True)
+
+    class Meta:
+        abstract = True

@@ -60,6 +60,8 @@ class Mode:
     beat: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     figures: str | None = None  # dotted path of a callable returning its home-page Figures
     root_urls: str | None = None  # URLconf mounted at the site root (a seed's own paths)
+    # dotted path of its votes' arena.contests.counting.CountedVotes (the integrity sweep's)
+    counted_votes: str | None = None
 
     def __post_init__(self) -> None:
         if not self.path.endswith("/") or self.path.startswith("/"):
@@ -91,6 +93,11 @@ def modes() -> list[Mode]:
         if duplicates:
             raise ImproperlyConfigured(f"two modes declare the same {attribute}: {duplicates}")
     return found
+
+
+def counted_votes() -> list:
+    """Every mode's :class:`arena.contests.counting.CountedVotes`."""
+    return [import_string(m.counted_votes) for m in modes() if m.counted_votes]
 
 
 def websocket_urlpatterns() -> list:

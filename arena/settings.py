@@ -413,6 +413,10 @@ ARENA_INTEGRITY_BURST_VOTES = env_int("ARENA_INTEGRITY_BURST_VOTES", 30, minimum
 ARENA_INTEGRITY_BURST_SECONDS = env_int("ARENA_INTEGRITY_BURST_SECONDS", 120, minimum=1)
 ARENA_INTEGRITY_DAYS = env_int("ARENA_INTEGRITY_DAYS", 30, minimum=1)
 ARENA_INTEGRITY_SWEEP_SECONDS = env_float("ARENA_INTEGRITY_SWEEP_SECONDS", 300.0)
+CELERY_BEAT_SCHEDULE["arena-votes-integrity-sweep"] = {
+    "task": "arena.tasks.votes_integrity_sweep",
+    "schedule": ARENA_INTEGRITY_SWEEP_SECONDS,
+}
 
 # --- Text battles -------------------------------------------------------------
 ARENA_PROMPT_MAX_CHARS = env_int("ARENA_PROMPT_MAX_CHARS", 30_000, minimum=1)

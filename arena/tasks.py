@@ -16,3 +16,11 @@ def sessions_clear_expired() -> None:
     from django.core.management import call_command
 
     call_command("clearsessions")
+
+
+@shared_task(ignore_result=True)
+def votes_integrity_sweep() -> dict:
+    """Every mode's vote-integrity sweep (:mod:`arena.contests.counting`)."""
+    from arena.contests.counting import sweep_all
+
+    return sweep_all()

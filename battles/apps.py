@@ -1,4 +1,3 @@
-from django.conf import settings
 
 from arena import modes
 
@@ -11,11 +10,6 @@ class BattlesConfig(modes.ModeConfig):
                 "was who.",
         urls="battles.urls", api_router="battles.api.router",
         figures="battles.selectors.home_figures",
+        counted_votes="battles.integrity.COUNTED_VOTES",
         websocket_routes="battles.routing.websocket_urlpatterns",
-        beat={"battles-votes-integrity-sweep": {
-            "task": "battles.tasks.votes_integrity_sweep",
-            "schedule": settings.ARENA_INTEGRITY_SWEEP_SECONDS}},
     )
-
-    def ready(self) -> None:
-        from battles import integrity  # noqa: F401 - counts votes again when a flag is cleared

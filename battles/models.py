@@ -9,7 +9,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.contests.voting import VoteChoice, Winner
-from arena.models import AIModel
+from arena.models import AIModel, CountedVote
 from arena.steps import Step
 
 MAX_MESSAGES = 6  # the first prompt and five follow-ups (seed 000)
@@ -163,18 +163,14 @@ class Response(Step):
         announce_restart(self)
 
 
-class Vote(models.Model):
+class Vote(CountedVote):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     battle = models.OneToOneField(Battle, on_delete=models.CASCADE, related_name="vote")
     choice = models.CharField(max_length=20, choices=VoteChoice.choices)
     winner = models.CharField(max_length=10, choices=Winner.choices)
     score_a = models.FloatField()
     score_b = models.FloatField()
-    counts_for_rating = models.BooleanField(default=True, db_index=True)
-    exclusion_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    # The voter's address as ``ip:<keyed hash>`` (arena.contests.flags), never the address.
-    voter = models.CharField(max_length=40, blank=True, db_index=True)
     # What a rating run needs, copied from the battle when the vote is cast, so that a run
     # reads a million votes from this table alone: the pair, the battle's categories and
     # language (a classification that finishes after the vote updates them), and the style

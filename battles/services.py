@@ -22,7 +22,7 @@ from arena.ratelimit import provider_budget
 from arena.steps import StepStatus, failed_for_good, step_enqueue
 from arena.streaming import stop_stream_sync
 from battles.categories import classify_later, tag_multi_turn
-from battles.integrity import over_daily_cap
+from battles.integrity import COUNTED_VOTES
 from battles.models import (
     MAX_MESSAGES,
     Battle,
@@ -272,7 +272,8 @@ def battle_vote(*, battle: Battle, choice: str, voter: str = "") -> Vote:
         eligibility = ({"counts_for_rating": False, "exclusion_reason": ANSWER_FAILED_VOTE}
                        if failed else _rating_eligibility(locked, turns))
         if eligibility["counts_for_rating"]:
-            eligibility.update(over_daily_cap(locked, voter))
+            eligibility.update(COUNTED_VOTES.eligibility(session_key=locked.session_key,
+                                                         voter=voter))
         if locked.classified_at is None:
             classify_later(locked)
         return Vote.objects.create(

@@ -1,6 +1,5 @@
 """Celery tasks of text battles: thin, they call services."""
 
-from celery import shared_task
 
 from arena.steps import step_task
 
@@ -17,10 +16,3 @@ def classify_battle(battle_id: str) -> None:
     from battles.categories import battle_classify
 
     battle_classify(battle_id=battle_id)
-
-
-@shared_task(ignore_result=True)
-def votes_integrity_sweep() -> dict:
-    from battles.integrity import votes_sweep
-
-    return votes_sweep()

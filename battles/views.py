@@ -8,9 +8,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from arena.contests.flags import visitor_of_address
+from arena.contests.flags import voter_of
 from arena.errors import RuleError, rule_error_response
-from arena.ratelimit import client_ip, visitor_limit
+from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
 from battles import selectors, services
 from battles.models import Position
@@ -141,7 +141,7 @@ def battle_vote(request: HttpRequest, battle_id):
     try:
         _limit(request)
         services.battle_vote(battle=battle, choice=request.POST.get("vote", ""),
-                             voter=visitor_of_address(client_ip(request)))
+                             voter=voter_of(request))
     except RuleError as exc:
         return _error(request, exc)
     view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))

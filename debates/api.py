@@ -15,6 +15,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 
+from arena.contests.flags import voter_of
 from arena.errors import RuleError, errors
 from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
@@ -252,7 +253,8 @@ def vote_debate(request: HttpRequest, payload: DebateVoteIn):
     debate = _visible(payload.debate_id)
     session_key = session_key_for(request)
     vote = crowd.crowd_vote(debate_id=debate.pk, session_key=session_key,
-                            choice=payload.choice, wager=payload.wager)
+                            choice=payload.choice, wager=payload.wager,
+                            voter=voter_of(request))
     view = selectors.debate_view(debate=debate, session_key=session_key)
     return {"debate_id": str(debate.pk), "choice": vote.choice, "wager": vote.wager,
             "points": view.points, "sides": debate_payload(view)["sides"]}

@@ -10,6 +10,7 @@ class DebatesConfig(modes.ModeConfig):
                 "the order swapped; you vote and wager.",
         urls="debates.urls", api_router="debates.api.router",
         figures="debates.selectors.home_figures",
+        counted_votes="debates.integrity.COUNTED_VOTES",
         websocket_routes="debates.routing.websocket_urlpatterns",
         beat={
             # Debates whose last step finished without sending the next (the worker died

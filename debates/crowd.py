@@ -7,7 +7,9 @@
   it, in proportion to their stakes (parimutuel); if nobody called it, every stake is given
   back. Payouts are whole points and always sum to the pool (largest remainders), so points
   are never made or lost by settling.
-* The crowd's majority (pro, con or tie when they draw) is kept on the debate for its board.
+* The crowd's majority (pro, con or tie when they draw) is kept on the debate for its board;
+  it counts only the votes the integrity rules count (:mod:`debates.integrity`: a visitor's
+  daily cap, flagged visitors), and moves when a vote stops or starts counting.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from django.db.models import F
 
 from arena.contests.voting import vote_once
 from arena.errors import RuleError
+from debates.integrity import COUNTED_VOTES
 from debates.models import (
     STARTING_POINTS,
     CrowdChoice,
@@ -40,6 +43,7 @@ BAD_CHOICE = "Vote pro, con or tie."
 WAGERS_CLOSED = "Wagers closed when judging started; vote without a wager."
 NOT_ENOUGH_POINTS = "You have {points:,} debate points; wager at most that."
 BAD_WAGER = "A wager is a whole number of points, 0 or more."
+REVEALED = "revealed the models without voting"
 
 
 def points_of(session_key: str) -> int:
@@ -61,7 +65,9 @@ def _take_points(session_key: str, wager: int) -> None:
     PointsAccount.objects.filter(pk=session_key).update(points=F("points") - wager)
 
 
-def crowd_vote(*, debate_id, session_key: str, choice: str, wager: int = 0) -> CrowdVote:
+def crowd_vote(*, debate_id, session_key: str, choice: str, wager: int = 0,
+               voter: str = "") -> CrowdVote:
+    """``voter``: the client address as :func:`arena.contests.flags.voter_of` keys it."""
     if choice not in (CrowdChoice.PRO, CrowdChoice.CON, CrowdChoice.TIE):
         raise RuleError(BAD_CHOICE, status=422)
     if not isinstance(wager, int) or isinstance(wager, bool) or wager < 0:
@@ -76,9 +82,10 @@ def crowd_vote(*, debate_id, session_key: str, choice: str, wager: int = 0) -> C
             raise RuleError(WAGERS_CLOSED, status=409)
         if wager:
             _take_points(session_key, wager)
-        vote = CrowdVote.objects.create(debate=debate, session_key=session_key, choice=choice,
-                                        wager=wager)
-        _refresh_majority(debate)
+        vote = CrowdVote.objects.create(
+            debate=debate, session_key=session_key, choice=choice, wager=wager, voter=voter,
+            **COUNTED_VOTES.eligibility(session_key=session_key, voter=voter))
+        majority_refresh(debate)
         return vote
 
     def has_vote(debate: Debate) -> bool:
@@ -100,13 +107,15 @@ def crowd_reveal(*, debate_id, session_key: str) -> CrowdVote:
         Debate.objects.select_for_update().get(pk=debate_id)
         vote, _ = CrowdVote.objects.get_or_create(
             debate_id=debate_id, session_key=session_key,
-            defaults={"choice": CrowdChoice.REVEALED})
+            defaults={"choice": CrowdChoice.REVEALED, "counts_for_rating": False,
+                      "exclusion_reason": REVEALED})
     return vote
 
 
 def crowd_tally(debate: Debate) -> dict[str, int]:
-    counts = Counter(debate.votes.exclude(choice=CrowdChoice.REVEALED)
-                     .values_list("choice", flat=True))
+    """The votes that count, by choice (a reveal never counts)."""
+    counts = Counter(debate.votes.filter(counts_for_rating=True)
+                     .exclude(choice=CrowdChoice.REVEALED).values_list("choice", flat=True))
     return {c: counts.get(c, 0) for c in ("pro", "con", "tie")}
 
 
@@ -120,7 +129,7 @@ def majority(tally: dict[str, int]) -> str:
     return "pro" if tally["pro"] > tally["con"] else "con"
 
 
-def _refresh_majority(debate: Debate) -> None:
+def majority_refresh(debate: Debate) -> None:
     winner = majority(crowd_tally(debate))
     if winner == debate.human_winner:
         return

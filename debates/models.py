@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.contests.voting import Winner
-from arena.models import AIModel
+from arena.models import AIModel, CountedVote
 from arena.steps import Step
 
 MIN_ROUNDS, MAX_ROUNDS = 1, 5
@@ -416,7 +416,7 @@ class CrowdChoice(models.TextChoices):
     REVEALED = "revealed", "Revealed the models (no vote)"
 
 
-class CrowdVote(models.Model):
+class CrowdVote(CountedVote):
     """A viewer's one vote on a debate (or the reveal that forfeits it), with a wager."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

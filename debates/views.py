@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from arena.contests.flags import voter_of
 from arena.errors import RuleError, rule_error_response
 from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
@@ -116,7 +117,7 @@ def debate_vote(request: HttpRequest, debate_id):
     wager = _int(request.POST.get("wager"), 0)
     return _act(request, debate_id, lambda key: crowd.crowd_vote(
         debate_id=debate_id, session_key=key, choice=request.POST.get("choice", ""),
-        wager=wager))
+        wager=wager, voter=voter_of(request)))
 
 
 @require_POST

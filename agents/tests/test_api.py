@@ -12,11 +12,13 @@ from agents.evaluation import stage_run
 from agents.models import (
     AgentBattle,
     AgentConfiguration,
+    AgentVote,
     EvaluationStage,
     Scenario,
     StageKind,
 )
 from agents.tests.voice_support import VoiceScript, local_agents, record_call
+from arena.contests.flags import visitor_of_address
 from arena.testing.live import worker_idle
 from arena.testing.ratings import quiet_rating_runs
 from arena.testing.waiting import wait_for
@@ -112,6 +114,8 @@ def test_vote_reveals_once_and_the_metrics_fill_in_through_the_worker(agents, ce
                                                                   "naturalness": "tie"}}
     again = post(client, f"{url}/vote", {"overall": "b"})
     assert again.status_code == 409 and "already voted" in again.json()["detail"]
+    vote = AgentVote.objects.get(battle=battle)  # counted, the address only as a keyed hash
+    assert vote.counts_for_rating and vote.voter == visitor_of_address("127.0.0.1")
 
     metrics = wait_for(lambda: (m := client.get(f"{url}/agent-metrics").json())["status"]
                        == "complete" and m, timeout=120)

@@ -76,3 +76,33 @@ def test_a_rating_run_rates_agents_by_name(trio):
     page = Client().get("/leaderboard/?board=agent")
     assert page.status_code == 200 and b"Agent one" in page.content
     assert b'href="/models/agent-one/"' not in page.content  # agents have no model page
+
+
+def test_a_flagged_visitors_votes_leave_the_boards_and_the_cap_holds(trio, settings):
+    """The platform's vote-integrity rules on voice votes: an A-clicker is flagged, their
+    votes are kept but leave every board's outcomes; votes past the daily cap never count."""
+    from agents.integrity import COUNTED_VOTES
+    from arena.contests.flags import OVER_DAILY_CAP
+
+    (one, two, three), _runs = trio
+    settings.ARENA_INTEGRITY_MIN_VOTES = 20
+    pairs = [(one, two), (two, three), (three, one)]
+    for i in range(21):
+        a, b = pairs[i % 3]
+        vote = _voted(a, b, "a")
+        AgentVote.objects.filter(pk=vote.pk).update(session_key="a-clicker")
+    honest = _voted(two, one, "b")
+    assert len(list(AGENT_BOARD.export_rows())) == 22
+    assert COUNTED_VOTES.sweep() == {"flagged": 1, "votes_marked": 21}
+    kept = AgentVote.objects.filter(session_key="a-clicker")
+    assert kept.count() == 21 and not kept.filter(counts_for_rating=True).exists()
+    assert kept.first().exclusion_reason.startswith("visitor flagged: same side: a in 21")
+    rows = list(AGENT_BOARD.export_rows())
+    assert [r["battle_id"] for r in rows] == [str(honest.battle_id)]
+    assert AGENT_BOARD.counts()["votes"] == 1
+    assert AGENT_BOARD.outcome_from_signal(vote=kept.first()) is None  # no online Elo move
+
+    settings.ARENA_COUNTED_VOTES_PER_DAY = 1
+    assert COUNTED_VOTES.eligibility(session_key="s", voter="") == {
+        "counts_for_rating": False, "exclusion_reason": OVER_DAILY_CAP.format(cap=1)}
+    assert COUNTED_VOTES.eligibility(session_key="someone-new", voter="") == {}

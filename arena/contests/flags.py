@@ -16,10 +16,12 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.dispatch import Signal
+from django.http import HttpRequest
 from django.utils import timezone
 
 from arena.contests.integrity import CastVote, Thresholds, findings, model_win_rates
 from arena.models import FlagStatus, VisitorFlag
+from arena.ratelimit import client_ip
 
 visitor_flag_cleared = Signal()  # sender=VisitorFlag, flag=...: its mode counts the votes again
 OVER_DAILY_CAP = "over the daily cap of {cap} counted votes"
@@ -32,6 +34,11 @@ def visitor_of_address(ip: str) -> str:
         return ""
     digest = hmac.new(settings.SECRET_KEY.encode(), ip.encode(), hashlib.sha256)
     return f"ip:{digest.hexdigest()[:24]}"
+
+
+def voter_of(request: HttpRequest) -> str:
+    """The request's client address as a vote's ``voter`` (keyed, see above)."""
+    return visitor_of_address(client_ip(request))
 
 
 def thresholds() -> Thresholds:

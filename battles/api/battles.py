@@ -13,10 +13,10 @@ from django.http import HttpRequest
 from ninja import Field, Router, Schema
 
 from arena.aio import database_call
-from arena.contests.flags import visitor_of_address
+from arena.contests.flags import voter_of
 from arena.contests.voting import VoteChoice
 from arena.errors import RuleError, errors
-from arena.ratelimit import client_ip, visitor_limit
+from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
 from arena.steps import StepStatus, release_database
 from battles import selectors, services
@@ -208,7 +208,7 @@ async def stop(request: HttpRequest, battle_id: str):
 
 @router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
 async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
-    voter = visitor_of_address(client_ip(request))
+    voter = voter_of(request)
 
     def act(key):
         battle = _owned(battle_id, key)

@@ -10,7 +10,7 @@ from django.test import Client
 from arena.contests.flags import OVER_DAILY_CAP, visitor_of_address
 from arena.models import FlagStatus, VisitorFlag
 from battles import services
-from battles.integrity import votes_sweep
+from battles.integrity import COUNTED_VOTES
 from battles.models import Vote
 from battles.tests.factories import AIModelFactory, answered_battle
 
@@ -52,7 +52,7 @@ def test_a_side_clicker_is_flagged_and_their_votes_stop_counting(models, setting
                for i in range(22)]
     honest = [voted(models, session_key="honest", index=i,
                     choice=["left_better", "right_better", "tie"][i % 3]) for i in range(22)]
-    assert votes_sweep() == {"flagged": 1, "votes_marked": 22}
+    assert COUNTED_VOTES.sweep() == {"flagged": 1, "votes_marked": 22}
     flag = VisitorFlag.objects.get()
     assert flag.visitor == "session:clicker" and flag.status == FlagStatus.FLAGGED
     assert "same side: left in 22 of 22" in flag.reason
@@ -61,7 +61,7 @@ def test_a_side_clicker_is_flagged_and_their_votes_stop_counting(models, setting
         assert not vote.counts_for_rating
         assert vote.exclusion_reason.startswith("visitor flagged: same side")
     assert all(Vote.objects.get(pk=v.pk).counts_for_rating for v in honest)
-    assert votes_sweep() == {"flagged": 0, "votes_marked": 0}  # nothing twice
+    assert COUNTED_VOTES.sweep() == {"flagged": 0, "votes_marked": 0}  # nothing twice
 
 
 def test_staff_review_the_flags_and_a_cleared_flag_counts_again(models, settings,
@@ -69,7 +69,7 @@ def test_staff_review_the_flags_and_a_cleared_flag_counts_again(models, settings
     settings.ARENA_INTEGRITY_MIN_VOTES = 20
     for i in range(21):
         voted(models, session_key="clicker", choice="right_better", index=i)
-    votes_sweep()
+    COUNTED_VOTES.sweep()
     flag = VisitorFlag.objects.get()
     listing = admin_client.get("/admin/arena/visitorflag/").content.decode()
     assert "session:clicker" in listing and "same side: right in 21 of 21" in listing
@@ -79,14 +79,16 @@ def test_staff_review_the_flags_and_a_cleared_flag_counts_again(models, settings
     flag.refresh_from_db()
     assert flag.status == FlagStatus.CLEARED and flag.reviewed_by == "admin"
     assert Vote.objects.filter(counts_for_rating=True).count() == 21
-    assert votes_sweep()["votes_marked"] == 0  # a cleared visitor stays cleared
+    assert COUNTED_VOTES.sweep()["votes_marked"] == 0  # a cleared visitor stays cleared
 
 
 def test_the_sweep_runs_on_a_schedule():
     from arena.celery import app
+    from arena.tasks import votes_integrity_sweep
 
-    entry = app.conf.beat_schedule["battles-votes-integrity-sweep"]
-    assert entry["task"] == "battles.tasks.votes_integrity_sweep"
+    entry = app.conf.beat_schedule["arena-votes-integrity-sweep"]
+    assert entry["task"] == "arena.tasks.votes_integrity_sweep"
+    assert set(votes_integrity_sweep()) >= {"battles", "debates", "agents"}
 
 
 def test_the_api_records_the_voters_address_only_as_a_keyed_hash(models, settings):

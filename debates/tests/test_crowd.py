@@ -5,7 +5,7 @@ import random
 import pytest
 
 from arena.errors import RuleError
-from debates.crowd import crowd_reveal, crowd_vote, majority, parimutuel, points_of
+from debates.crowd import crowd_reveal, crowd_tally, crowd_vote, majority, parimutuel, points_of
 from debates.models import CrowdVote, DebateStatus, DebateStep, PointsAccount, StepKind
 from debates.verdicts import debate_settle
 
@@ -106,3 +106,93 @@ def test_wagers_are_paid_on_the_verdict_once_and_points_are_conserved(voted_deba
     assert dict(CrowdVote.objects.values_list("session_key", "payout")) == {
         "s1": 200, "s2": 600, "s3": 0, "s4": None}
     assert PointsAccount.objects.count() == 3  # s4 never wagered: no account was needed
+
+
+class TestIntegrity:
+    """The platform's vote-integrity rules on crowd votes: the daily cap, flagged visitors
+    whose votes stop counting (the majority moves), and a cleared flag."""
+
+    @staticmethod
+    def debates(first, n: int) -> list:
+        from debates.models import Debate, DebateTurn
+
+        made = [first]
+        for _ in range(n - 1):
+            debate = Debate.objects.create(
+                topic=first.topic, model_a=first.model_a, model_b=first.model_b,
+                persona_a=first.persona_a, persona_b=first.persona_b,
+                model_a_position="pro", status=DebateStatus.IN_PROGRESS,
+                judge_model=first.judge_model)
+            DebateTurn.objects.create(debate=debate, round=1, position="pro",
+                                      speaker=first.model_a, speech="An opening.")
+            made.append(debate)
+        return made
+
+    def test_votes_past_the_daily_cap_are_kept_but_do_not_move_the_majority(
+            self, voted_debate, settings):
+        from arena.contests.flags import OVER_DAILY_CAP
+
+        settings.ARENA_COUNTED_VOTES_PER_DAY = 2
+        debates = self.debates(voted_debate, 3)
+        votes = [crowd_vote(debate_id=d.pk, session_key="busy", choice="con") for d in debates]
+        assert [v.counts_for_rating for v in votes] == [True, True, False]
+        assert votes[-1].exclusion_reason == OVER_DAILY_CAP.format(cap=2)
+        debates[2].refresh_from_db()
+        assert debates[2].human_winner == "" and debates[2].crowd_outcome == ""
+        assert crowd_tally(debates[2]) == {"pro": 0, "con": 0, "tie": 0}
+        assert crowd_vote(debate_id=debates[2].pk, session_key="other",
+                          choice="pro").counts_for_rating
+
+    def test_the_cap_follows_an_address_and_a_reveal_never_counts(self, voted_debate, settings):
+        from arena.contests.flags import visitor_of_address
+
+        settings.ARENA_COUNTED_VOTES_PER_DAY = 1
+        settings.ARENA_RATE_LIMIT_IP_MULTIPLIER = 2
+        debates = self.debates(voted_debate, 4)
+        reveal = crowd_reveal(debate_id=debates[0].pk, session_key="peek")
+        assert not reveal.counts_for_rating
+        address = visitor_of_address("203.0.113.9")
+        votes = [crowd_vote(debate_id=d.pk, session_key=f"fresh-{i}", choice="tie",
+                            voter=address) for i, d in enumerate(debates[1:])]
+        assert [v.counts_for_rating for v in votes] == [True, True, False]
+
+    def test_a_flagged_visitors_votes_stop_counting_and_count_again_when_cleared(
+            self, voted_debate, settings):
+        from arena.contests.flags import flag_review
+        from arena.models import FlagStatus, VisitorFlag
+        from debates.integrity import COUNTED_VOTES
+
+        settings.ARENA_INTEGRITY_MIN_VOTES = 20
+        debates = self.debates(voted_debate, 21)
+        for d in debates:
+            crowd_vote(debate_id=d.pk, session_key="pro-clicker", choice="pro")
+        crowd_vote(debate_id=debates[0].pk, session_key="honest-1", choice="con")
+        debates[0].refresh_from_db()
+        assert debates[0].human_winner == "tie"  # one each
+        assert COUNTED_VOTES.sweep() == {"flagged": 1, "votes_marked": 21}
+        flag = VisitorFlag.objects.get(mode="debates")
+        assert flag.visitor == "session:pro-clicker" and "same side: pro in 21 of 21" in flag.reason
+        assert not CrowdVote.objects.filter(session_key="pro-clicker",
+                                            counts_for_rating=True).exists()
+        debates[0].refresh_from_db()
+        debates[1].refresh_from_db()
+        assert debates[0].human_winner == "con"  # only the honest vote counts now
+        assert debates[1].human_winner == "" and debates[1].crowd_outcome == ""
+        assert COUNTED_VOTES.sweep() == {"flagged": 0, "votes_marked": 0}  # nothing twice
+        flag_review(flag, status=FlagStatus.CLEARED, by="staff")
+        debates[1].refresh_from_db()
+        assert debates[1].human_winner == "pro"
+        assert CrowdVote.objects.filter(session_key="pro-clicker",
+                                        counts_for_rating=True).count() == 21
+
+    def test_the_page_records_the_voters_address_only_as_a_keyed_hash(self, voted_debate):
+        from django.test import Client
+
+        from arena.contests.flags import visitor_of_address
+
+        client = Client(REMOTE_ADDR="198.51.100.77")
+        response = client.post(f"/debates/{voted_debate.pk}/vote/", {"choice": "pro"})
+        assert response.status_code in (200, 302), response.content
+        vote = CrowdVote.objects.get(debate=voted_debate)
+        assert vote.voter == visitor_of_address("198.51.100.77")
+        assert "198.51.100.77" not in vote.voter

@@ -1,0 +1,125 @@
+"""Which of a mode's votes count for ratings: the daily cap per visitor, and the sweep that
+stops counting the votes of visitors :mod:`arena.contests.flags` flags.
+
+A mode describes its vote model once with :class:`CountedVotes` (named by its
+:class:`arena.modes.Mode`'s ``counted_votes``); the vote
+model has ``counts_for_rating``, ``exclusion_reason``, ``voter`` (the client address as
+:func:`arena.contests.flags.visitor_of_address` keys it) and ``created_at``. The mode asks
+:meth:`CountedVotes.eligibility` when it records a vote; the platform's beat task sweeps every
+registered mode (:func:`sweep_all`), and a flag staff clear makes its votes count again.
+
+A visitor is a session and, separately, a client address: a bot that takes a new session for
+every vote is still one address. Votes are kept whatever happens; only their counting changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.dispatch import receiver
+from django.utils import timezone
+
+from arena import modes
+from arena.contests.flags import (
+    FLAGGED_PREFIX,
+    OVER_DAILY_CAP,
+    flagged_visitors,
+    visitor_flag_cleared,
+    visitors_flag,
+)
+from arena.contests.integrity import CastVote
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CountedVotes:
+    """A mode's votes as the integrity rules see them.
+
+    ``session``: the lookup of the voter's session key; ``facts``: the fields ``cast`` reads,
+    given with ``created_at`` last, returning the vote as the tests see it (None: not a vote,
+    e.g. a reveal); ``recounted``: called with the votes whose counting changed (a mode that
+    keeps a tally re-counts it)."""
+
+    mode: str
+    model: type[models.Model]
+    session: str
+    facts: tuple[str, ...]
+    cast: Callable[..., CastVote | None]
+    recounted: Callable[[models.QuerySet], None] | None = None
+
+    def eligibility(self, *, session_key: str, voter: str) -> dict:
+        """``{}`` when a new vote counts; otherwise its fields: past the visitor's daily cap
+        (by session, or by address at ``ARENA_RATE_LIMIT_IP_MULTIPLIER`` times the cap)."""
+        cap = settings.ARENA_COUNTED_VOTES_PER_DAY
+        counted = self.model.objects.filter(
+            counts_for_rating=True, created_at__gte=timezone.now() - timedelta(days=1))
+        by_session = counted.filter(**{self.session: session_key}).count() if session_key else 0
+        by_address = counted.filter(voter=voter).count() if voter else 0
+        if by_session >= cap or by_address >= cap * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER:
+            return {"counts_for_rating": False,
+                    "exclusion_reason": OVER_DAILY_CAP.format(cap=cap)}
+        return {}
+
+    def sweep(self) -> dict[str, int]:
+        """Flag the visitors whose recent votes are far beyond chance, then stop counting
+        every flagged visitor's votes (kept, marked with the reason)."""
+        since = timezone.now() - timedelta(days=settings.ARENA_INTEGRITY_DAYS)
+        rows = (self.model.objects.filter(created_at__gte=since).order_by()
+                .values_list(self.session, "voter", *self.facts, "created_at"))
+        by_visitor: dict[str, list[CastVote]] = defaultdict(list)
+        for session_key, voter, *facts in rows.iterator():
+            cast = self.cast(*facts)
+            if cast is None:
+                continue
+            if session_key:
+                by_visitor[f"session:{session_key}"].append(cast)
+            if voter:
+                by_visitor[voter].append(cast)
+        new = visitors_flag(self.mode, by_visitor)
+        marked = 0
+        for visitor, reason in flagged_visitors(self.mode).items():
+            votes = self.of_visitor(visitor).filter(counts_for_rating=True)
+            marked += self._recount(votes, counts_for_rating=False,
+                                    exclusion_reason=(FLAGGED_PREFIX + reason)[:200])
+        if new or marked:
+            logger.warning("vote integrity (%s): %d visitor(s) flagged, %d vote(s) stopped "
+                           "counting", self.mode, len(new), marked)
+        return {"flagged": len(new), "votes_marked": marked}
+
+    def count_again(self, visitor: str) -> int:
+        """Staff cleared the visitor's flag: the votes it stopped counting count again."""
+        votes = self.of_visitor(visitor).filter(exclusion_reason__startswith=FLAGGED_PREFIX)
+        return self._recount(votes, counts_for_rating=True, exclusion_reason="")
+
+    def of_visitor(self, visitor: str) -> models.QuerySet:
+        kind, _, key = visitor.partition(":")
+        lookup = {self.session: key} if kind == "session" else {"voter": visitor}
+        return self.model.objects.filter(**lookup)
+
+    def _recount(self, votes: models.QuerySet, **fields) -> int:
+        changed = list(votes.values_list("pk", flat=True))
+        if not changed:
+            return 0
+        self.model.objects.filter(pk__in=changed).update(**fields)
+        if self.recounted is not None:
+            self.recounted(self.model.objects.filter(pk__in=changed))
+        return len(changed)
+
+
+def sweep_all() -> dict[str, dict[str, int]]:
+    """Every mode's sweep (the platform's beat task)."""
+    return {counted.mode: counted.sweep() for counted in modes.counted_votes()}
+
+
+@receiver(visitor_flag_cleared, dispatch_uid="arena-counted-votes-flag-cleared")
+def _flag_cleared(sender, flag, **kwargs) -> None:  # noqa: ARG001 - a signal receiver
+    for counted in modes.counted_votes():
+        if counted.mode == flag.mode:
+            counted.count_again(flag.visitor)
