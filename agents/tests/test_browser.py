@@ -16,7 +16,14 @@ from agents.models import AgentConfiguration, AgentVote, Scenario
 from agents.speech.audio import silence, write_wav
 from agents.tests.fakes import FakeRetell, FakeVapi
 from agents.tests.voice_support import CALLER_LINE, VoiceScript, local_agents, speech
-from arena.testing.browser import CHROMIUM, CHROMIUM_ARGS, Chromium, browser_page
+from arena.testing.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Chromium,
+    assert_unhurt,
+    browser_page,
+    watch_page,
+)
 from arena.testing.live import daphne_server, worker_idle
 from arena.testing.ratings import quiet_rating_runs
 from arena.testing.waiting import wait_for
@@ -127,6 +134,37 @@ def test_without_a_microphone_the_page_says_what_to_do(chromium, agents, asgi_li
         expect(error).to_contain_text("Talk again")
         expect(page.get_by_test_id("talk-a")).to_be_visible()  # the next step is still there
     assert not AgentVote.objects.exists()
+
+
+HOSTILE_REPLY = ("<script>alert('agent')</script> <img src=x onerror=alert(1)> "
+                 "[call](javascript:alert(2)) <b onclick=alert(3)>booked</b> "
+                 + "https://tracker.example/" + "a" * 60)
+
+
+def test_a_hostile_agent_reply_in_the_live_transcript(microphone_chromium, agents,
+                                                      asgi_live_server, fake_openai,
+                                                      monkeypatch):
+    """What an agent says reaches the page as text: nothing it says executes or loads, and
+    the transcript keeps to a phone's width."""
+    from playwright.sync_api import expect
+
+    fake_openai.reply_text = HOSTILE_REPLY
+    with browser_page(microphone_chromium, asgi_live_server, monkeypatch,
+                      viewport={"width": 390, "height": 900}) as page:
+        seen = watch_page(page)
+        page.goto("/voice/")
+        page.get_by_test_id("start").click()
+        page.get_by_test_id("talk-a").click()
+        answer = page.get_by_test_id("transcript").locator("li[data-role=agent]").nth(1)
+        expect(answer).to_contain_text("<script>alert('agent')</script>")
+        expect(answer).to_contain_text("<b onclick=alert(3)>booked</b>")
+        page.screenshot(path="/tmp/hostile-voice.png")
+        assert_unhurt(page, seen, width=390)
+        page.get_by_test_id("end").click()
+        expect(page.get_by_test_id("talk-b")).to_be_visible()
+        assert_unhurt(page, seen, width=390)
+        assert page.evaluate("document.querySelectorAll('[onerror], [onclick], "
+                             "img[src=x]').length") == 0
 
 
 @pytest.fixture(scope="module")

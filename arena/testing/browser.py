@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -86,3 +87,37 @@ def browser_page(chromium: Chromium, base_url: str, monkeypatch, **context_optio
             connections.close_all()
             chromium.park()
     assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def watch_page(page) -> dict[str, list]:  # noqa: ANN001 - a Playwright page
+    """Record what hostile text on ``page`` could do: dialogs it opened, requests to any host
+    but the test server's (refused), Content-Security-Policy reports and script errors."""
+    seen: dict[str, list] = {"dialogs": [], "elsewhere": [], "csp": [], "errors": []}
+
+    def only_this_server(route) -> None:  # noqa: ANN001
+        if urlsplit(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            seen["elsewhere"].append(route.request.url)
+            route.abort("internetdisconnected")
+
+    page.route("**/*", only_this_server)
+    page.on("dialog", lambda dialog: (seen["dialogs"].append(dialog.message), dialog.dismiss()))
+    page.on("console", lambda msg: seen["csp"].append(msg.text)
+            if "Content Security Policy" in msg.text else None)
+    page.on("pageerror", lambda error: seen["errors"].append(str(error)))
+    return seen
+
+
+def assert_unhurt(page, seen: dict[str, list], *, width: int) -> None:  # noqa: ANN001
+    """Nothing executed or loaded from elsewhere, no markup survived in shown text, the page
+    is not hidden and does not scroll sideways past ``width``."""
+    assert seen["dialogs"] == [], seen["dialogs"]
+    assert seen["elsewhere"] == [], seen["elsewhere"]
+    assert seen["csp"] == [], seen["csp"]
+    assert seen["errors"] == [], seen["errors"]
+    assert page.evaluate("document.querySelectorAll('.markdown script, .markdown svg, "
+                         ".markdown img, .markdown iframe, .markdown style, "
+                         "a[href^=javascript], a[href^=data]').length") == 0
+    assert page.evaluate("document.body.style.display") != "none"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
