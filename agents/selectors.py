@@ -9,6 +9,7 @@ from agents.models import (
     AgentConversation,
     AgentVote,
     ConversationStatus,
+    EvaluationStage,
     Provider,
     Scenario,
     StageKind,
@@ -72,8 +73,8 @@ def battle_payload(battle: AgentBattle) -> dict:
     return payload
 
 
-def _metrics(conversation: AgentConversation) -> tuple[dict, dict[str, str]]:
-    stages = {s.kind: s for s in conversation.stages.all()}
+def _metrics(conversation: AgentConversation,
+             stages: dict[str, EvaluationStage]) -> tuple[dict, dict[str, str]]:
 
     def done(kind: str) -> bool:
         return kind in stages and stages[kind].status == StepStatus.DONE
@@ -106,8 +107,14 @@ def metrics_payload(battle: AgentBattle) -> dict:
     ``complete`` (every stage finished, done or failed)."""
     if not AgentVote.objects.filter(battle=battle).exists():
         raise RuleError(VOTE_FIRST, status=409)
+    # The stages first: a stage is saved done in one transaction with its results, so the
+    # conversations read after it hold them (read the other way round, a judge finishing in
+    # between would show as done with empty results).
+    stages: dict = {}
+    for stage in EvaluationStage.objects.filter(conversation__battle=battle):
+        stages.setdefault(stage.conversation_id, {})[stage.kind] = stage
     conversations = battle.conversations.filter(status=ConversationStatus.DONE)
-    found = {c.agent_label: _metrics(c) for c in conversations.prefetch_related("stages")}
+    found = {c.agent_label: _metrics(c, stages.get(c.pk, {})) for c in conversations}
     statuses = [s for _m, stages in found.values() for s in stages.values()]
     if statuses and all(s in FINISHED for s in statuses):
         status = "complete"

@@ -197,3 +197,50 @@ def test_a_call_whose_proxy_died_is_closed_and_the_battle_says_so(agents):
     assert data["conversations"]["a"]["error"] == services.CUT_OFF
     refused = post(client, f"/battles/{battle.pk}/vote", {"overall": "a"})
     assert refused.status_code == 409
+
+
+def test_metrics_never_show_a_finished_judge_without_its_results():
+    """A judge that finishes between the page's reads of the stages and of the calls shows
+    as still running, never as done with empty results (it did, when the calls were read
+    first: a flaky CI run)."""
+    from django.db import connection, transaction
+
+    from agents.models import AgentConversation, ConversationStatus
+    from agents.selectors import metrics_payload
+    from agents.tests.voice_support import echo_agents, make_battle
+    from arena.steps import StepStatus
+
+    battle = make_battle("owner", echo_agents())
+    AgentVote.objects.create(battle=battle, session_key="owner", overall="a")
+    judges = []
+    for label, config in (("a", battle.config_a), ("b", battle.config_b)):
+        call = AgentConversation.objects.create(
+            battle=battle, agent_config=config, scenario=battle.scenario, agent_label=label,
+            status=ConversationStatus.DONE)
+        for kind in (StageKind.LATENCY, StageKind.TRANSCRIPT):
+            EvaluationStage.objects.create(conversation=call, kind=kind,
+                                           status=StepStatus.DONE)
+        judges.append(EvaluationStage.objects.create(conversation=call, kind=StageKind.JUDGE,
+                                                     status=StepStatus.RUNNING))
+    finished = []
+
+    def judge_finishes_after_the_first_read(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if not finished and sql.startswith("SELECT") and (
+                "agents_evaluationstage" in sql or "agents_agentconversation" in sql):
+            finished.append(sql)
+            with transaction.atomic():  # committed, as a worker's would be
+                EvaluationStage.objects.filter(pk__in=[j.pk for j in judges]).update(
+                    status=StepStatus.DONE)
+                AgentConversation.objects.filter(battle=battle).update(
+                    joint_goal_accuracy=0.5, task_success=True)
+        return result
+
+    with connection.execute_wrapper(judge_finishes_after_the_first_read):
+        payload = metrics_payload(battle)
+    assert finished  # the judges did finish in between
+    for label in "ab":
+        evaluation = payload["conversations"][label]["evaluation"]
+        assert evaluation is None or evaluation["joint_goal_accuracy"] == 0.5, evaluation
+    assert payload["status"] == "partial" or all(
+        payload["conversations"][label]["evaluation"] for label in "ab")
