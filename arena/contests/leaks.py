@@ -43,6 +43,7 @@ GENERIC = {"local", "localllamacpp", "llamacpp", "ollama", "openaicompatible", "
            "instruct", "chat", "model", "assistant"}
 MIN_TERM_LENGTH = 3
 JOINERS = frozenset("-_./'’:+")  # inside one name: "gpt-4o", "claude_3", "n.a.m.e.r"
+_ALNUM_RUN = re.compile(r"[^\W_]+")  # str.isalnum() characters, as squash() keeps them
 
 
 @lru_cache(maxsize=4096)
@@ -122,12 +123,18 @@ def make_term(shown: str) -> Term | None:
 
 def identity_terms(model) -> list[Term]:  # noqa: ANN001 - arena.models.AIModel
     """Every term that would tell a voter which model this is, longest first."""
-    names = [model.slug, model.api_model, model.name, model.organization, model.provider,
-             *(getattr(model, "aliases", None) or [])]
-    first_word = re.split(r"[\s/:]+", model.name.strip())[0] if model.name.strip() else ""
+    return _terms((model.slug, model.api_model, model.name, model.organization or "",
+                   model.provider, *(getattr(model, "aliases", None) or [])))
+
+
+@lru_cache(maxsize=1024)
+def _terms(names: tuple[str, ...]) -> list[Term]:
+    slug, api_model, name, organization, provider, *aliases = names
+    first_word = re.split(r"[\s/:]+", name.strip())[0] if name.strip() else ""
     letters = re.match(r"[A-Za-z]+", first_word)
-    names += [first_word, letters.group(0) if letters else ""]
-    names += ORGANIZATION_ALIASES.get((model.organization or "").strip().lower(), ())
+    names = (slug, api_model, name, organization, provider, *aliases,
+             first_word, letters.group(0) if letters else "",
+             *ORGANIZATION_ALIASES.get(organization.strip().lower(), ()))
     terms: dict[str, Term] = {}
     for name in names:
         term = make_term(name or "")
@@ -165,10 +172,19 @@ def find_term(text: Squashed, term: Term) -> bool:
 
 def leaked_identity(texts: Sequence[str], models: Sequence) -> str | None:
     """The first identifying term of any of ``models`` found in ``texts`` (as the term is
-    written), else None."""
-    squashed = squash("\n".join(texts))
+    written), else None.
+
+    A term can only match where its letters stand together in the text's letters and digits
+    (:func:`squash`'s ``chars``, made here in C at a fraction of the cost); the word rules
+    are checked only for the terms that do."""
+    text = fold("\n".join(texts))
+    letters = "".join(map(str.lower, "".join(_ALNUM_RUN.findall(text))))
+    squashed = None
     for model in models:
         for term in identity_terms(model):
+            if term.chars not in letters:
+                continue
+            squashed = squashed or squash(text)
             if find_term(squashed, term):
                 return term.shown
     return None

@@ -2,6 +2,8 @@
 model that must be caught, and the plain text that must not be."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.contests.leaks import identity_terms, leaked_identity
 from arena.model_config import ModelConfigError, load_model_specs
@@ -110,3 +112,14 @@ def test_seeded_aliases_reach_the_registry():
 
     models_sync()
     assert AIModel.objects.get(pk="smollm2-135m").aliases == ["SmolLM"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_the_quick_letter_check_keeps_exactly_the_letters_squash_keeps(text):
+    """leaked_identity skips a term whose letters are not in its quick string: that string
+    must be squash()'s own, or a name could slip past."""
+    from arena.contests.leaks import _ALNUM_RUN, fold, squash
+
+    folded = fold(text)
+    assert "".join(map(str.lower, "".join(_ALNUM_RUN.findall(folded)))) == squash(text).chars
