@@ -16,6 +16,7 @@ import httpx
 import pytest
 from django.conf import settings
 
+from arena.testing.waiting import wait_for
 from arena.webserver import daphne_command, worker_command
 
 
@@ -38,10 +39,20 @@ def worker_idle() -> bool:
     return not state.active_requests
 
 
+def worker_drained() -> bool:
+    """No task running in the test's worker, and none it has taken and not yet started."""
+    from celery.worker import state
+
+    return not state.active_requests and not state.reserved_requests
+
+
 @pytest.fixture
 def celery_worker(celery_worker_session, transactional_db):
-    """A running worker; the test's writes are committed so the worker sees them."""
-    return celery_worker_session
+    """A running worker; the test's writes are committed so the worker sees them. It is
+    drained before the database is emptied: a task still writing when the tables are
+    truncated deadlocks the flush (and the next test finds the last one's rows)."""
+    yield celery_worker_session
+    wait_for(worker_drained, timeout=120, what="the test's tasks to finish before the flush")
 
 
 @pytest.fixture(scope="session")
