@@ -77,8 +77,14 @@ def _clean_prompt(prompt: str) -> str:
 
 
 def _locked(battle_id) -> Battle:
+    """The battle under its row lock, with its models and its vote if any (``_voted``)."""
     return (Battle.objects.select_for_update(of=("self",))
-            .select_related("model_a", "model_b").get(pk=battle_id))
+            .select_related("model_a", "model_b", "vote").get(pk=battle_id))
+
+
+def _voted(battle: Battle) -> bool:
+    """A battle from :func:`_locked` has a vote (read with it: no query)."""
+    return hasattr(battle, "vote")
 
 
 def _add_turn(battle: Battle, prompt: str, index: int) -> Turn:
@@ -161,7 +167,7 @@ def battle_follow_up(*, battle: Battle, prompt: str) -> Turn:
     text = _clean_prompt(prompt)
     with transaction.atomic():
         battle = _locked(battle.pk)
-        if Vote.objects.filter(battle=battle).exists():
+        if _voted(battle):
             raise RuleError(BATTLE_ALREADY_VOTED, status=409)
         turns = list(battle.turns.prefetch_related("responses"))
         if len(turns) >= MAX_MESSAGES:
@@ -197,7 +203,7 @@ def response_retry(*, battle: Battle, position: str) -> Response:
     """Regenerate the failed answer of the latest turn at one screen position."""
     with transaction.atomic():
         battle = _locked(battle.pk)
-        if Vote.objects.filter(battle=battle).exists():
+        if _voted(battle):
             raise RuleError(BATTLE_ALREADY_VOTED, status=409)
         turn = battle.turns.order_by("-index").first()
         response = turn.responses.select_for_update().get(slot=battle.slot_at(position))
@@ -224,7 +230,7 @@ def battle_stop(*, battle: Battle) -> Turn:
 
     with transaction.atomic():
         battle = _locked(battle.pk)
-        if Vote.objects.filter(battle=battle).exists():
+        if _voted(battle):
             raise RuleError(BATTLE_ALREADY_VOTED, status=409)
         turn = battle.turns.order_by("-index").first()
         unfinished = [r for r in turn.responses.select_for_update()
@@ -283,7 +289,7 @@ def battle_vote(*, battle: Battle, choice: str, voter: str = "") -> Vote:
 
     vote = vote_once(
         lock=lambda: _locked(battle.pk),
-        has_vote=lambda locked: Vote.objects.filter(battle=locked).exists(),
+        has_vote=_voted,
         record=record,
         already_voted=BATTLE_ALREADY_VOTED,
         announce=lambda v: vote_recorded.send(sender=Vote, vote=v),
