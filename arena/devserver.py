@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.webserver import daphne_command, worker_command
+from arena.webserver import daphne_shared_command, web_socket, worker_command
 
 logger = logging.getLogger("arena.devserver")
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,11 +59,13 @@ class Supervisor:
         self.first_delay, self.max_delay = first_delay, max_delay
 
     def spawn(self, name: str, command: list[str], *, grace: float = STOP_GRACE_SECONDS,
-              on_exit: Callable[[subprocess.Popen], None] | None = None) -> subprocess.Popen:
+              on_exit: Callable[[subprocess.Popen], None] | None = None,
+              pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
         """Start ``command``; started again whenever it dies. ``on_exit`` cleans up after a
-        dead process before its successor starts."""
+        dead process before its successor starts; ``pass_fds``: descriptors it inherits."""
         def start() -> subprocess.Popen:
-            return subprocess.Popen(command, cwd=ROOT, start_new_session=True)
+            return subprocess.Popen(command, cwd=ROOT, start_new_session=True,
+                                    pass_fds=pass_fds)
 
         return self.adopt(name, start, grace=grace, on_exit=on_exit)
 
@@ -157,11 +160,15 @@ def _lock_var_dir(var_dir: Path):
     return handle
 
 
-def _web_port(preferred: int = 8000) -> str:
-    """8000, or a free port when 8000 is taken (a second arena on this machine)."""
-    from arena.local_models.serving import free_port, port_is_free
-
-    return str(preferred if port_is_free(preferred) else free_port())
+def _web_socket(port: str | None) -> socket.socket:
+    """The web port: $PORT, else 8000, else a free one when 8000 is taken (a second arena on
+    this machine)."""
+    if port:
+        return web_socket("127.0.0.1", int(port))
+    try:
+        return web_socket("127.0.0.1", 8000)
+    except OSError:
+        return web_socket("127.0.0.1", 0)
 
 
 def _manage(*args: str) -> None:
@@ -189,7 +196,13 @@ def main() -> int:
                      "a folder of its own: ARENA_VAR_DIR=/some/dir python3 dev.py run",
                      settings.VAR_DIR)
         return 2
-    port = os.environ.get("PORT") or _web_port()
+    try:
+        listener = _web_socket(os.environ.get("PORT"))
+    except OSError as exc:
+        logger.error("cannot listen on port %s (%s): choose another with PORT=...",
+                     os.environ.get("PORT"), exc.strerror)
+        return 2
+    port = listener.getsockname()[1]
     supervisor = Supervisor()
 
     def request_stop(signum, frame):  # noqa: ARG001
@@ -217,10 +230,9 @@ def main() -> int:
             [*celery, "beat", "--loglevel", "INFO",
              "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")],
         )
-        supervisor.spawn(
-            "daphne",
-            daphne_command("127.0.0.1", port),
-        )
+        for index in range(settings.ARENA_WEB_PROCESSES):
+            supervisor.spawn(f"daphne {index + 1}", daphne_shared_command(listener),
+                             pass_fds=(listener.fileno(),))
         logger.info("The arena is running at http://127.0.0.1:%s/ (Ctrl-C stops everything)", port)
         code = supervisor.watch()
     except subprocess.CalledProcessError as exc:

@@ -267,6 +267,9 @@ CELERY_WORKER_CONCURRENCY = env_int("CELERY_CONCURRENCY", 256, minimum=1)
 # Worker processes the run command starts (arena.webserver.worker_command): one per core, as
 # each process's Python runs on one core at a time.
 CELERY_WORKER_PROCESSES = env_int("CELERY_WORKER_PROCESSES", os.cpu_count() or 1, minimum=1)
+# daphne processes the run command starts on one shared port (arena.webserver.web_socket): one
+# per core, for the same reason.
+ARENA_WEB_PROCESSES = env_int("ARENA_WEB_PROCESSES", os.cpu_count() or 1, minimum=1)
 # The platform's periodic tasks; each mode adds its own in its AppConfig (arena.modes).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
 

@@ -23,6 +23,28 @@ def daphne_command(host: str, port: int | str) -> list[str]:
     return [sys.executable, "-m", "daphne", "-e", endpoint, "arena.asgi:application"]
 
 
+def web_socket(host: str, port: int) -> socket.socket:
+    """The web port, listened on once and shared by every daphne process of the run command
+    (:func:`daphne_shared_command`): the kernel hands each new connection to one of them, so
+    the web side uses every core as the workers do. Port 0: a free one."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError:
+        listener.close()
+        raise
+    listener.listen(LISTEN_BACKLOG)
+    listener.set_inheritable(True)
+    return listener
+
+
+def daphne_shared_command(listener: socket.socket) -> list[str]:
+    """daphne accepting on ``listener`` (inherited: start it with ``pass_fds``)."""
+    return [sys.executable, "-m", "daphne", "-e", f"fd:fileno={listener.fileno()}",
+            "arena.asgi:application"]
+
+
 def worker_command(index: int = 0, *, queue: str | None = None, loglevel: str = "INFO",
                    threads: int | None = None, name: str | None = None,
                    extra: tuple[str, ...] = ()) -> list[str]:

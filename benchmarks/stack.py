@@ -24,7 +24,7 @@ import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# What this stack started, by role ("daphne", "worker 0", ...), for the CPU figures.
+# What this stack started, by role ("daphne 0", "worker 0", ...), for the CPU figures.
 STARTED: dict[str, subprocess.Popen] = {}
 
 
@@ -99,26 +99,35 @@ def start_worker_processes(stack: contextlib.ExitStack, app, threads: int, count
 
 
 def start_web_process(stack: contextlib.ExitStack) -> int:
-    """daphne as the run command starts it (same command line, its own process); its port."""
-    from arena.webserver import daphne_command
+    """daphne as the run command starts it (``ARENA_WEB_PROCESSES`` processes on one shared
+    port, same command line); its port."""
+    from django.conf import settings
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(daphne_command("127.0.0.1", port), cwd=ROOT,
-                              env=os.environ.copy(), stdout=subprocess.DEVNULL)
-    stack.callback(stop_process, server)
-    STARTED["daphne"] = server
+    from arena.webserver import daphne_shared_command, web_socket
+
+    listener = web_socket("127.0.0.1", 0)
+    stack.callback(listener.close)
+    port = listener.getsockname()[1]
+    servers = []
+    for index in range(settings.ARENA_WEB_PROCESSES):
+        server = subprocess.Popen(daphne_shared_command(listener), cwd=ROOT,
+                                  env=os.environ.copy(), stdout=subprocess.DEVNULL,
+                                  pass_fds=(listener.fileno(),))
+        stack.callback(stop_process, server)
+        STARTED[f"daphne {index}"] = server
+        servers.append(server)
     deadline = time.monotonic() + 60
-    while True:
+    while True:  # until one answers; the others take their share of the queue once up
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return port
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as probe:
+                probe.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+                if probe.recv(12).startswith(b"HTTP/1."):
+                    return port
         except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("daphne did not start") from None
-            time.sleep(0.1)
-
+            pass
+        if any(s.poll() is not None for s in servers) or time.monotonic() > deadline:
+            raise SystemExit("daphne did not start")
+        time.sleep(0.1)
 
 
 def stop_process(process: subprocess.Popen) -> None:

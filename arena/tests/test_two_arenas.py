@@ -33,7 +33,8 @@ class Arena:
                if k not in ("DATABASE_URL", "REDIS_URL", "CACHE_PREFIX", "PORT",
                             "ARENA_LOCAL_MODEL_PORT_SMOLLM2", "ARENA_LOCAL_MODEL_PORT_QWEN")}
         env.update(ARENA_VAR_DIR=str(var_dir), ARENA_LOCAL_MODELS="1", LOG_LEVEL="WARNING",
-                   ARENA_ENV="development", ARENA_HEALTH_TOKEN=HEALTH_TOKEN)
+                   ARENA_ENV="development", ARENA_HEALTH_TOKEN=HEALTH_TOKEN,
+                   ARENA_WEB_PROCESSES="2")
         self.env = env
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
@@ -75,6 +76,22 @@ class Arena:
                 self.process.wait()
 
 
+def web_listeners(arena: Arena) -> list[set[str]]:
+    """For each of the arena's daphne processes, the listening TCP sockets it holds (daphne
+    adopts the inherited descriptor under another number, so they are found by inode)."""
+    pids = re.findall(r"started daphne \d+ \(pid (\d+)\)", arena.log.read_text())
+    assert len(pids) == 2, arena.log.read_text()[-2000:]
+    listening = {line.split()[9] for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
+                 if line.split()[3] == "0A"}  # 0A: LISTEN
+    held = []
+    for pid in pids:
+        fds = Path("/proc") / pid / "fd"
+        links = {os.readlink(fd) for fd in fds.iterdir()}
+        held.append({link for link in links if link[len("socket:["):-1] in listening
+                     and link.startswith("socket:[")})
+    return held
+
+
 def processes_of(var_dir: Path) -> list[int]:
     """Processes whose environment names this var folder (the arena's children)."""
     found = []
@@ -99,6 +116,11 @@ def test_two_arenas_run_side_by_side(tmp_path):
         second_health = second.wait_ready()
 
         assert first.url != second.url
+        # Each arena's two daphne processes share its one port; the arenas share nothing.
+        first_held, second_held = web_listeners(first), web_listeners(second)
+        assert len(first_held[0]) == 1 and first_held[0] == first_held[1], first_held
+        assert len(second_held[0]) == 1 and second_held[0] == second_held[1], second_held
+        assert first_held[0] != second_held[0]
         one, two = first.record(), second.record()
         assert one["token"] != two["token"]
         assert set(one["ports"].values()).isdisjoint(two["ports"].values())
