@@ -257,6 +257,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Celery closes a worker thread's database connections before and after every task unless
+# told to reuse them. A SQLite connection is kept per thread (opening one costs more than a
+# task's queries; arena.steps.step_task still drops a broken or old one); PostgreSQL's go
+# back to the pool after each task.
+CELERY_DB_REUSE_MAX = None if DATABASE_URL else 1_000_000
 # The queue the web process sends to and the worker takes from (arenas sharing one Redis
 # each need their own).
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
