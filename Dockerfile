@@ -12,8 +12,10 @@ RUN useradd --system --uid 10001 --home-dir /var/lib/arena --create-home arena
 COPY requirements-uv.txt pyproject.toml uv.lock ./
 RUN pip install --no-cache-dir --require-hashes -r requirements-uv.txt \
     && uv sync --locked --no-install-project
+# The source only (.dockerignore leaves out local environments, .env files, var/ and the
+# development folders); the project's own build leftovers go once it is installed.
 COPY . .
-RUN uv sync --locked --no-editable
+RUN uv sync --locked --no-editable && rm -rf build ./*.egg-info
 # collectstatic needs settings, not secrets: throwaway values for this step only.
 RUN SECRET_KEY=build-only ALLOWED_HOSTS=build python manage.py collectstatic --noinput
 USER arena
