@@ -28,6 +28,7 @@ from agents.models import (
 from agents.signals import agent_vote_recorded
 from arena.contests.voting import vote_once
 from arena.errors import RuleError
+from arena.queries import one_or_none
 from arena.steps import step_enqueue
 
 BATTLE_NOT_FOUND = "Voice battle not found."
@@ -50,7 +51,7 @@ def battle_owned(*, battle_id, session_key: str | None, lock: bool = False) -> A
     battles = AgentBattle.objects.select_related("scenario", "config_a", "config_b")
     if lock:
         battles = battles.select_for_update(of=("self",))
-    battle = battles.filter(pk=battle_id, session_key=session_key or "").first()
+    battle = one_or_none(battles.filter(pk=battle_id, session_key=session_key or ""))
     if battle is None or not session_key:
         raise RuleError(BATTLE_NOT_FOUND, status=404)
     return battle

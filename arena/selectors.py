@@ -7,6 +7,7 @@ import time
 from arena.availability import Availability, model_base_url, models_availability
 from arena.llm.types import ModelEndpoint
 from arena.models import AIModel
+from arena.queries import one_or_none
 
 
 def model_list_all() -> list[AIModel]:
@@ -21,7 +22,7 @@ def model_list_with_availability(*, ping: bool = True) -> list[tuple[AIModel, Av
 
 def model_with_availability(slug: str) -> tuple[AIModel, Availability] | None:
     """One model and whether it can battle now; None for an unknown id."""
-    model = AIModel.objects.filter(pk=slug).first()
+    model = one_or_none(AIModel.objects.filter(pk=slug))
     if model is None:
         return None
     return model, models_availability([model])[model.slug]

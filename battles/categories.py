@@ -15,6 +15,7 @@ from django.utils import timezone
 from arena import aio
 from arena.errors import RateLimited
 from arena.prompt_categories import CATEGORY_BITS, Classification, category_bits, classify_prompt
+from arena.queries import one_or_none
 from arena.ratelimit import provider_budget
 from arena.steps import enqueue_task, release_database
 from battles.models import Battle, Turn, Vote
@@ -49,7 +50,7 @@ def _classifier_endpoint():
     slug = settings.ARENA_CLASSIFIER_MODEL
     if not slug:
         return None, "no classifier model is configured"
-    model = AIModel.objects.filter(pk=slug).first()
+    model = one_or_none(AIModel.objects.filter(pk=slug))
     if model is None:
         return None, f"the classifier model {slug} is not in the model registry"
     availability = model_availability(model)
@@ -65,7 +66,7 @@ def _classifier_endpoint():
 
 def battle_classify(*, battle_id: str) -> Classification | None:
     """Classify a battle's first prompt, once (a redelivered task finds it done)."""
-    battle = Battle.objects.filter(pk=battle_id, classified_at__isnull=True).first()
+    battle = one_or_none(Battle.objects.filter(pk=battle_id, classified_at__isnull=True))
     if battle is None:
         return None
     prompt = Turn.objects.filter(battle=battle, index=1).values_list("prompt", flat=True).first()

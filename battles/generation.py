@@ -11,6 +11,7 @@ import logging
 
 from arena import aio
 from arena.llm import LLMError, stream_chat
+from arena.queries import one_or_none
 from arena.selectors import model_endpoint_by_slug
 from arena.steps import (
     FINISHED,
@@ -44,10 +45,10 @@ def conversation_for(battle_id, slot: str, index: int, prompt: str) -> list[dict
 
 def response_generate(*, response_id: str, generation: int) -> None:
     """Generate one answer; a stale, finished or already running job does nothing."""
-    row = Response.objects.filter(pk=response_id).values(
+    row = one_or_none(Response.objects.filter(pk=response_id).values(
         "generation", "status", "slot", "turn__index", "turn__prompt", "turn__battle_id",
         "turn__battle__model_a_id", "turn__battle__model_b_id",
-        "turn__battle__model_a_position").first()
+        "turn__battle__model_a_position"))
     if row is None or row["generation"] != generation or row["status"] in FINISHED:
         logger.info("response %s: nothing to do (generation %s)", response_id, generation)
         return

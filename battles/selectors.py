@@ -9,6 +9,7 @@ from django.db.models import Count, Prefetch
 
 from arena.inputs import parse_uuid
 from arena.modes import Figure
+from arena.queries import one_or_none
 from arena.steps import StepStatus, failed_for_good
 from battles.models import (
     MAX_MESSAGES,
@@ -37,7 +38,7 @@ def battle_for_viewer(*, battle_id, session_key: str | None) -> Battle | None:
     battle_id = parse_uuid(battle_id)
     if battle_id is None:
         return None
-    battle = _battle_queryset().filter(pk=battle_id).first()
+    battle = one_or_none(_battle_queryset().filter(pk=battle_id))
     if battle is None:
         return None
     if session_key and battle.session_key == session_key:
@@ -51,8 +52,8 @@ def battle_owned(*, battle_id, session_key: str | None) -> Battle | None:
     battle_id = parse_uuid(battle_id)
     if battle_id is None or not session_key:
         return None
-    return (Battle.objects.select_related("model_a", "model_b")
-            .filter(pk=battle_id, session_key=session_key).first())
+    return one_or_none(Battle.objects.select_related("model_a", "model_b")
+                       .filter(pk=battle_id, session_key=session_key))
 
 
 def battle_for_owner(*, battle_id, session_key: str | None) -> Battle | None:
@@ -85,7 +86,7 @@ def thread_for_owner(*, thread_id, session_key: str | None) -> Thread | None:
     thread_id = parse_uuid(thread_id)
     if thread_id is None or not session_key:
         return None
-    return Thread.objects.filter(pk=thread_id, session_key=session_key).first()
+    return one_or_none(Thread.objects.filter(pk=thread_id, session_key=session_key))
 
 
 def thread_list_for_session(*, session_key: str | None, limit: int = 50,

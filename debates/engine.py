@@ -20,6 +20,7 @@ from django.db import transaction
 from arena import aio
 from arena.contests.leaks import leaked_identity
 from arena.llm import ChatMessage, LLMError, estimate_tokens, stream_chat
+from arena.queries import one_or_none
 from arena.selectors import model_endpoint
 from arena.steps import FINISHED, StepStatus, release_database, step_claim, step_lease, step_save
 from arena.streaming import StreamRelay
@@ -69,9 +70,9 @@ class Outcome:
 
 
 def debate_step_run(*, step_id: str, generation: int) -> None:
-    step = DebateStep.objects.select_related(
+    step = one_or_none(DebateStep.objects.select_related(
         "debate", "debate__topic", "debate__model_a", "debate__model_b", "debate__persona_a",
-        "debate__persona_b", "debate__judge_model").filter(pk=step_id).first()
+        "debate__persona_b", "debate__judge_model").filter(pk=step_id))
     if step is None or step.generation != generation:
         return
     debate = step.debate

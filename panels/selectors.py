@@ -9,6 +9,7 @@ from django.db.models import Count, Prefetch, Q
 from arena.inputs import parse_uuid
 from arena.models import AIModel
 from arena.modes import Figure
+from arena.queries import one_or_none
 from arena.steps import FINISHED, StepStatus
 from panels.judging import LABELS
 from panels.models import (
@@ -34,7 +35,7 @@ def panel_get(*, panel_id) -> Panel | None:
     panel_id = parse_uuid(panel_id)
     if panel_id is None:
         return None
-    return _queryset().filter(pk=panel_id).first()
+    return one_or_none(_queryset().filter(pk=panel_id))
 
 
 def panel_list(*, session_key: str | None, limit: int = 30) -> list[Panel]:
