@@ -12,4 +12,7 @@ class BattlesConfig(modes.ModeConfig):
         figures="battles.selectors.home_figures",
         counted_votes="battles.integrity.COUNTED_VOTES",
         websocket_routes="battles.routing.websocket_urlpatterns",
+        # Voted battles a lost batch left unclassified (see battles.categories).
+        beat={"battles-classify-voted": {"task": "battles.tasks.classify_voted",
+                                         "schedule": 60.0}},
     )

@@ -1,38 +1,58 @@
 """A battle's categories: its first prompt classified once (arena.prompt_categories), and
 ``multi_turn`` once it has a follow-up. They decide which category boards its vote counts on
-(the vote keeps a copy: a classification that ends after the vote updates it too).
+(the vote keeps a copy).
+
+Only voted battles count on a board, so a battle is classified after its vote, in the
+worker and in batches: votes come many a second, and one run that reads, classifies and
+writes a few hundred battles together costs a fraction of a task per vote. A vote cast on a
+battle not classified yet is marked ``categories_pending``; the run copies the categories to
+it. The classifier (by default a local model, maybe one of the two answering) thus never
+slows an answer down, nor is asked about a battle nobody votes on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from kombu.exceptions import OperationalError
+from redis.exceptions import RedisError
 
 from arena import aio
 from arena.errors import RateLimited
+from arena.llm.types import ModelEndpoint
 from arena.prompt_categories import CATEGORY_BITS, Classification, category_bits, classify_prompt
 from arena.queries import one_or_none
 from arena.ratelimit import provider_budget
-from arena.steps import enqueue_task, release_database
+from arena.steps import batch_soon, batch_started, release_database
 from battles.models import Battle, Turn, Vote
 
 logger = logging.getLogger(__name__)
 
-CLASSIFY_TASK = "battles.tasks.classify_battle"
+CLASSIFY_TASK = "battles.tasks.classify_voted"
+CLASSIFY_KEY = "battles:classify-voted"
+CLASSIFY_DELAY_SECONDS = 0.5  # a vote's categories are written about this long after it
+CLASSIFY_BATCH = 500
+CLASSIFIER_CALLS_AT_ONCE = 8
 MULTI_TURN = "multi_turn"
 
 
-def classify_later(battle: Battle) -> None:
-    """Classify the battle's first prompt in the worker, once this transaction commits.
+def classify_after_vote() -> None:
+    """Once the vote's transaction commits, have the worker classify the voted battles
+    waiting for it soon. A broker that cannot take it now loses nothing: the votes stay
+    marked, and the beat's run (every minute) or the next vote's takes them."""
+    def schedule() -> None:
+        try:
+            batch_soon(CLASSIFY_TASK, key=CLASSIFY_KEY, countdown=CLASSIFY_DELAY_SECONDS)
+        except (OperationalError, RedisError, OSError) as exc:
+            logger.warning("voted battles could not be sent to be classified now (%s); "
+                           "the next run takes them", exc)
 
-    The vote sends it: only voted battles count on a board, and by then both answers are
-    written, so the classifier (by default a local model, maybe one of the two answering)
-    never slows an answer down, nor is asked about a battle nobody votes on."""
-    enqueue_task(CLASSIFY_TASK, str(battle.pk))
+    transaction.on_commit(schedule)
 
 
 def tag_multi_turn(battle: Battle) -> None:
@@ -41,48 +61,98 @@ def tag_multi_turn(battle: Battle) -> None:
         categories=F("categories").bitor(CATEGORY_BITS[MULTI_TURN]))
 
 
-def _classifier_endpoint():
-    """The configured classifier model's endpoint, or ``(None, why not)``."""
+def votes_classify_pending() -> int:
+    """Classify the battles of the votes waiting for their categories (oldest first, one
+    batch), and copy the categories to the votes. Returns how many battles it classified."""
+    batch_started(CLASSIFY_KEY)
+    waiting = list(Vote.objects.filter(categories_pending=True).order_by("created_at")
+                   .values_list("battle_id", flat=True)[:CLASSIFY_BATCH])
+    done = battles_classify(waiting)
+    if len(waiting) == CLASSIFY_BATCH:  # more are waiting
+        batch_soon(CLASSIFY_TASK, key=CLASSIFY_KEY, countdown=0)
+    return len(done)
+
+
+def battles_classify(battle_ids) -> dict:
+    """Classify the first prompt of each battle among ``battle_ids`` not classified yet
+    (rules, then the classifier model where it is available), once: a battle another run
+    classified meanwhile keeps that run's result. Returns ``{battle id: Classification}``."""
+    prompts = dict(Turn.objects.filter(battle_id__in=list(battle_ids), index=1,
+                                       battle__classified_at__isnull=True)
+                   .values_list("battle_id", "prompt"))
+    if not prompts:
+        return {}
+    asks = _classifier_asks(len(prompts))
+    release_database()  # the model may take seconds: hold no connection meanwhile
+    results = dict(zip(prompts, aio.run(_classify_all(list(prompts.values()), asks)),
+                       strict=True))
+    written = _save(results)
+    for battle_id in written:
+        logger.info("battle %s classified by %s: %s", battle_id, results[battle_id].method,
+                    ", ".join(sorted(results[battle_id].tags)) or "no category")
+    return {battle_id: results[battle_id] for battle_id in written}
+
+
+def _save(results: dict) -> list:
+    """Write the classifications of battles still unclassified, and copy each battle's
+    categories to its waiting vote; the ids of the battles written."""
+    now = timezone.now()
+    with transaction.atomic():
+        battles = {b.pk: b for b in Battle.objects.select_for_update().filter(
+            pk__in=list(results), classified_at__isnull=True).only("pk", "categories")}
+        for battle_id, battle in battles.items():
+            result = results[battle_id]
+            battle.categories |= category_bits(result.categories)
+            battle.language, battle.classified_at = result.language, now
+            battle.classification_note = result.note[:300]
+        Battle.objects.bulk_update(battles.values(), ["categories", "language", "classified_at",
+                                                      "classification_note"])
+        votes = list(Vote.objects.filter(battle_id__in=list(battles)).only("pk", "battle_id"))
+        for vote in votes:
+            battle = battles[vote.battle_id]
+            vote.categories, vote.language = battle.categories, battle.language
+            vote.categories_pending = False
+        Vote.objects.bulk_update(votes, ["categories", "language", "categories_pending"])
+    return list(battles)
+
+
+async def _classify_all(prompts: list[str], asks: list[tuple[ModelEndpoint | None, str]]
+                        ) -> list[Classification]:
+    """Each prompt classified with its ask (the model's endpoint, or None and why not), at
+    most :data:`CLASSIFIER_CALLS_AT_ONCE` model calls at a time."""
+    room = asyncio.Semaphore(CLASSIFIER_CALLS_AT_ONCE)
+
+    async def one(prompt: str, endpoint: ModelEndpoint | None, unavailable: str):
+        async with room:
+            return await classify_prompt(prompt, endpoint, unavailable=unavailable)
+
+    return await asyncio.gather(*(one(p, *ask) for p, ask in zip(prompts, asks, strict=True)))
+
+
+def _classifier_asks(n: int) -> list[tuple[ModelEndpoint | None, str]]:
+    """For ``n`` prompts, the classifier model's endpoint or ``(None, why not)`` each: the
+    model must be registered and available, and each call spends one of its provider's
+    calls this minute (as every call does)."""
     from arena.availability import model_availability
     from arena.models import AIModel
     from arena.selectors import model_endpoint
 
     slug = settings.ARENA_CLASSIFIER_MODEL
     if not slug:
-        return None, "no classifier model is configured"
+        return [(None, "no classifier model is configured")] * n
     model = one_or_none(AIModel.objects.filter(pk=slug))
     if model is None:
-        return None, f"the classifier model {slug} is not in the model registry"
+        return [(None, f"the classifier model {slug} is not in the model registry")] * n
     availability = model_availability(model)
     if not availability.available:
-        return None, f"the classifier model is unavailable: {availability.reason}"
-    try:
-        provider_budget([model.provider])  # the same per-minute budget as every call
-    except RateLimited as exc:
-        return None, (f"the classifier's provider had no calls left this minute "
-                      f"(free again in {exc.retry_after} s)")
-    return model_endpoint(model), ""
-
-
-def battle_classify(*, battle_id: str) -> Classification | None:
-    """Classify a battle's first prompt, once (a redelivered task finds it done)."""
-    battle = one_or_none(Battle.objects.filter(pk=battle_id, classified_at__isnull=True))
-    if battle is None:
-        return None
-    prompt = Turn.objects.filter(battle=battle, index=1).values_list("prompt", flat=True).first()
-    if prompt is None:
-        return None
-    endpoint, unavailable = _classifier_endpoint()
-    release_database()  # the model may take seconds: hold no connection meanwhile
-    result = aio.run(classify_prompt(prompt, endpoint, unavailable=unavailable))
-    bits = category_bits(result.categories)
-    with transaction.atomic():
-        updated = Battle.objects.filter(pk=battle.pk, classified_at__isnull=True).update(
-            categories=F("categories").bitor(bits), language=result.language,
-            classified_at=timezone.now(), classification_note=result.note[:300])
-        if updated:  # voted already: the vote's copy follows
-            Vote.objects.filter(battle_id=battle.pk).update(
-                categories=F("categories").bitor(bits), language=result.language)
-    logger.info("battle %s classified by %s: %s", battle.pk, result.method,
-                ", ".join(sorted(result.tags)) or "no category")
-    return result
+        return [(None, f"the classifier model is unavailable: {availability.reason}")] * n
+    endpoint, asks = model_endpoint(model), []
+    for _ in range(n):
+        try:
+            provider_budget([model.provider])
+        except RateLimited as exc:
+            asks.append((None, f"the classifier's provider had no calls left this minute "
+                               f"(free again in {exc.retry_after} s)"))
+        else:
+            asks.append((endpoint, ""))
+    return asks

@@ -180,6 +180,9 @@ class Vote(CountedVote):
     model_b = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
     categories = models.PositiveIntegerField(default=0)
     language = models.CharField(max_length=8, blank=True)
+    # Cast before its battle was classified: the worker classifies such votes' battles in
+    # batches (battles.categories) and then copies the categories here.
+    categories_pending = models.BooleanField(default=False)
     tokens_a = models.PositiveIntegerField(default=0)
     tokens_b = models.PositiveIntegerField(default=0)
     headers_a = models.PositiveIntegerField(default=0)
@@ -200,6 +203,8 @@ class Vote(CountedVote):
             ),
             models.CheckConstraint(condition=Q(winner__in=Winner.values), name="vote_winner_valid"),
         ]
+        indexes = [models.Index(fields=["created_at"], condition=Q(categories_pending=True),
+                                name="vote_categories_pending")]
 
     def __str__(self) -> str:
         return f"{self.choice} on {self.battle_id}"

@@ -13,15 +13,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.contests.leaks import leaked_identity
-from arena.contests.voting import vote_once, vote_outcome
+from arena.contests.voting import require_choice, vote_once, vote_outcome
 from arena.errors import RuleError
-from arena.inputs import check_storable, clean_text
+from arena.inputs import check_storable, clean_text, parse_uuid
 from arena.llm import estimate_tokens
 from arena.llm.context import BYTES_PER_TOKEN, estimate_input_tokens, fits, input_budget
+from arena.queries import one_or_none
 from arena.ratelimit import provider_budget
 from arena.steps import StepStatus, failed_for_good, step_enqueue
 from arena.streaming import stop_stream_sync
-from battles.categories import classify_later, tag_multi_turn
+from battles.categories import classify_after_vote, tag_multi_turn
 from battles.integrity import COUNTED_VOTES
 from battles.models import (
     MAX_MESSAGES,
@@ -61,6 +62,7 @@ CONVERSATION_OVER_CONTEXT = (
     "ask it, or send something shorter."
 )
 BATTLE_ALREADY_VOTED = "This battle has already been voted on."
+BATTLE_NOT_FOUND = "Battle not found."
 ANSWERS_NOT_READY = "Both answers must be complete before you can do that."
 ANSWER_FAILED = (
     "An answer failed: retry that side, vote “Both are bad”, or start a new battle.")
@@ -76,10 +78,19 @@ def _clean_prompt(prompt: str) -> str:
     return clean_text(prompt, empty=PROMPT_EMPTY, too_long=PROMPT_TOO_LONG, field="The prompt")
 
 
-def _locked(battle_id) -> Battle:
-    """The battle under its row lock, with its models and its vote if any (``_voted``)."""
-    return (Battle.objects.select_for_update(of=("self",))
-            .select_related("model_a", "model_b", "vote").get(pk=battle_id))
+def _locked(battle_id, *, session_key: str | None = None) -> Battle:
+    """The battle under its row lock, with its models and its vote if any (``_voted``);
+    given ``session_key``, only if that session owns it (else 404)."""
+    battles = (Battle.objects.select_for_update(of=("self",))
+               .select_related("model_a", "model_b", "vote"))
+    if session_key is None:
+        return battles.get(pk=battle_id)
+    battle_id = parse_uuid(battle_id)
+    battle = (one_or_none(battles.filter(pk=battle_id, session_key=session_key))
+              if battle_id and session_key else None)
+    if battle is None:
+        raise RuleError(BATTLE_NOT_FOUND, status=404)
+    return battle
 
 
 def _voted(battle: Battle) -> bool:
@@ -172,7 +183,7 @@ def battle_follow_up(*, battle: Battle, prompt: str) -> Turn:
         turns = list(battle.turns.prefetch_related("responses"))
         if len(turns) >= MAX_MESSAGES:
             raise RuleError(MESSAGE_LIMIT_REACHED, status=409)
-        _require_answers_complete(turns)
+        _require_answers_complete([r.status for t in turns for r in t.responses.all()])
         _require_context_room(battle, turns, text)
         provider_budget([battle.model_a.provider, battle.model_b.provider])
         turn = _add_turn(battle, text, len(turns) + 1)
@@ -191,8 +202,8 @@ def _require_context_room(battle: Battle, turns: list[Turn], prompt: str) -> Non
                 tokens=estimate_input_tokens(texts), limit=input_budget(model)), status=422)
 
 
-def _require_answers_complete(turns: list[Turn]) -> None:
-    statuses = [r.status for t in turns for r in t.responses.all()]
+def _require_answers_complete(statuses: list[str]) -> None:
+    """The statuses of every answer of the battle: 409 unless all are done."""
     if StepStatus.FAILED in statuses:
         raise RuleError(ANSWER_FAILED, status=409)
     if any(s != StepStatus.DONE for s in statuses):
@@ -263,44 +274,51 @@ def battle_stop(*, battle: Battle) -> Turn:
     return turn
 
 
-def battle_vote(*, battle: Battle, choice: str, voter: str = "") -> Vote:
-    """Record the one vote of this battle, reveal the models, update the online Elo.
-    ``voter``: the client address as :func:`arena.contests.flags.visitor_of_address` keys it
-    (the daily cap on counted votes applies to it as well as to the session)."""
-    winner, score_a, score_b = vote_outcome(choice, a_position=battle.model_a_position)
+def battle_vote(*, battle_id, session_key: str, choice: str, voter: str = "") -> Vote:
+    """Record the one vote of the session's battle (404 if the session does not own it),
+    reveal the models (the vote's ``battle`` has them), update the online Elo. ``voter``: the
+    client address as :func:`arena.contests.flags.visitor_of_address` keys it (the daily cap
+    on counted votes applies to it as well as to the session)."""
+    require_choice(choice)
 
     def record(locked: Battle) -> Vote:
-        turns = list(locked.turns.prefetch_related("responses"))
-        failed = failed_for_good(r.status for t in turns for r in t.responses.all())
+        winner, score_a, score_b = vote_outcome(choice, a_position=locked.model_a_position)
+        # Every answer with its turn, in one query (the conversation as the leak check reads it).
+        answers = list(Response.objects.filter(turn__battle_id=locked.pk).select_related("turn")
+                       .order_by("turn__index", "slot"))
+        statuses = [r.status for r in answers]
+        failed = failed_for_good(statuses)
         if not (failed and choice == VoteChoice.BOTH_BAD):
-            _require_answers_complete(turns)
+            _require_answers_complete(statuses)
         _touch(locked)
         eligibility = ({"counts_for_rating": False, "exclusion_reason": ANSWER_FAILED_VOTE}
-                       if failed else _rating_eligibility(locked, turns))
+                       if failed else _rating_eligibility(locked, answers))
         if eligibility["counts_for_rating"]:
             eligibility.update(COUNTED_VOTES.eligibility(session_key=locked.session_key,
                                                          voter=voter))
-        if locked.classified_at is None:
-            classify_later(locked)
+        pending = locked.classified_at is None
+        if pending:
+            classify_after_vote()
         return Vote.objects.create(
             battle=locked, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
-            voter=voter, **eligibility, **Vote.facts_of(locked),
-            **Vote.style_sums(r for t in turns for r in t.responses.all()))
+            voter=voter, categories_pending=pending, **eligibility, **Vote.facts_of(locked),
+            **Vote.style_sums(answers))
 
     vote = vote_once(
-        lock=lambda: _locked(battle.pk),
+        lock=lambda: _locked(battle_id, session_key=session_key),
         has_vote=_voted,
         record=record,
         already_voted=BATTLE_ALREADY_VOTED,
         announce=lambda v: vote_recorded.send(sender=Vote, vote=v),
     )
-    logger.info("battle %s voted %s", battle.id, choice)
+    logger.info("battle %s voted %s", vote.battle_id, choice)
     return vote
 
 
-def _rating_eligibility(battle: Battle, turns: list[Turn]) -> dict:
+def _rating_eligibility(battle: Battle, answers: list[Response]) -> dict:
     """A vote whose conversation names either model does not count (FastChat's rule)."""
-    texts = [t.prompt for t in turns] + [r.text for t in turns for r in t.responses.all()]
+    prompts = {r.turn_id: r.turn.prompt for r in answers}
+    texts = list(prompts.values()) + [r.text for r in answers]
     leaked = leaked_identity(texts, [battle.model_a, battle.model_b])
     return {
         "counts_for_rating": leaked is None,

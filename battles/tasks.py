@@ -12,7 +12,7 @@ def generate_response(response_id: str, generation: int) -> None:
 
 
 @step_task
-def classify_battle(battle_id: str) -> None:
-    from battles.categories import battle_classify
+def classify_voted() -> None:
+    from battles.categories import votes_classify_pending
 
-    battle_classify(battle_id=battle_id)
+    votes_classify_pending()

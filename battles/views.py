@@ -140,8 +140,8 @@ def battle_vote(request: HttpRequest, battle_id):
     battle = _owned(request, battle_id)
     try:
         _limit(request)
-        services.battle_vote(battle=battle, choice=request.POST.get("vote", ""),
-                             voter=voter_of(request))
+        services.battle_vote(battle_id=battle.id, session_key=battle.session_key,
+                             choice=request.POST.get("vote", ""), voter=voter_of(request))
     except RuleError as exc:
         return _error(request, exc)
     view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))

@@ -54,10 +54,15 @@ SCORES: Mapping[str, tuple[float, float]] = {
 INVALID_VOTE = "Unknown vote: use left_better, right_better, tie or both_bad."
 
 
-def vote_outcome(choice: str, *, a_position: str) -> tuple[str, float, float]:
-    """``(winner, score_a, score_b)`` of a vote, given where contestant A was shown."""
+def require_choice(choice: str) -> None:
+    """422 for a choice that is not one of :class:`VoteChoice`'s."""
     if choice not in SCORES:
         raise RuleError(INVALID_VOTE, status=422)
+
+
+def vote_outcome(choice: str, *, a_position: str) -> tuple[str, float, float]:
+    """``(winner, score_a, score_b)`` of a vote, given where contestant A was shown."""
+    require_choice(choice)
     left, right = SCORES[choice]
     score_a, score_b = (left, right) if a_position == LEFT else (right, left)
     if choice == VoteChoice.TIE:

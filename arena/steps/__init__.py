@@ -46,6 +46,8 @@ __all__ = [
     "RESTARTED_NOTICE",
     "Step",
     "StepStatus",
+    "batch_soon",
+    "batch_started",
     "enqueue_task",
     "failed_for_good",
     "release_database",
@@ -62,13 +64,41 @@ __all__ = [
 TASK_OPTIONS = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True}
 
 
-def send_task(name: str, args: list) -> None:
+def send_task(name: str, args: list, *, countdown: float | None = None) -> None:
     """Send a Celery task by name (services never import tasks). Nobody waits for a step's
     result, so the sender does not subscribe to it (Celery would open a result channel per
     sending thread)."""
     from celery import current_app
 
-    current_app.send_task(name, args=args, ignore_result=True)
+    current_app.send_task(name, args=args, countdown=countdown, ignore_result=True)
+
+
+def batch_soon(name: str, *, key: str, countdown: float) -> bool:
+    """Send the task ``name`` (no arguments) to run in ``countdown`` s, unless a run is due.
+
+    For work that piles up many times a second and is cheaper done together: the first caller
+    sets ``key`` in the cache (``SET NX``) and sends the task; later callers see the key and
+    do nothing, so a burst yields one run. The task calls :func:`batch_started` before it
+    reads its work, so whatever comes in meanwhile schedules the next run. The key expires,
+    so a run the broker lost is sent again by a later caller. True if this call sent it.
+    """
+    from django.core.cache import cache
+
+    if not cache.add(key, 1, countdown + 600):
+        return False
+    try:
+        send_task(name, [], countdown=countdown)
+    except Exception:
+        cache.delete(key)  # let the next caller try again
+        raise
+    return True
+
+
+def batch_started(key: str) -> None:
+    """A batch run of :func:`batch_soon` begins: later work schedules the next run."""
+    from django.core.cache import cache
+
+    cache.delete(key)
 
 
 def enqueue_task(name: str, *args) -> None:

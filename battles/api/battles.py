@@ -25,7 +25,7 @@ from battles.waiting import turn_wait_finished
 
 router = Router(tags=["battles"])
 
-NOT_FOUND = "Battle not found."
+NOT_FOUND = services.BATTLE_NOT_FOUND
 STILL_WRITING = (
     "The answers are still being written after {seconds:.0f} s. Nothing is lost: "
     "GET /api/battles/{battle_id} shows them when they are done."
@@ -211,8 +211,8 @@ async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
     voter = voter_of(request)
 
     def act(key):
-        battle = _owned(battle_id, key)
-        services.battle_vote(battle=battle, choice=payload.vote, voter=voter)
+        battle = services.battle_vote(battle_id=battle_id, session_key=key, choice=payload.vote,
+                                      voter=voter).battle
         return {
             "battle_id": str(battle.id),
             "vote": payload.vote,

@@ -74,5 +74,12 @@ def answered_battle(*, turns: int = 1, prompt: str = "", **battle_fields) -> Bat
     return battle
 
 
+def vote_on(battle: Battle, **fields) -> Vote:
+    """The vote of the battle's own session, through the service (``choice=``, ``voter=``)."""
+    from battles.services import battle_vote
+
+    return battle_vote(battle_id=battle.pk, session_key=battle.session_key, **fields)
+
+
 __all__ = ["AIModelFactory", "BattleFactory", "ResponseFactory", "ThreadFactory", "TurnFactory",
-           "Vote", "answered_battle"]
+           "Vote", "answered_battle", "vote_on"]

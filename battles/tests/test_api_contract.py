@@ -11,8 +11,7 @@ from django.core.management import call_command
 from arena.testing.contract import contract_failures, no_step_unfinished
 from arena.testing.live import keyless, worker_idle
 from arena.testing.waiting import wait_for
-from battles import services
-from battles.tests.factories import answered_battle
+from battles.tests.factories import answered_battle, vote_on
 
 pytestmark = pytest.mark.browser  # needs the live server, like the page tests
 
@@ -22,7 +21,7 @@ def live_api(asgi_live_server, celery_worker, two_models, fake_openai, settings)
     """The live API with two models that answer at once and a few voted battles."""
     keyless(fake_openai, two_models)
     for choice in ("left_better", "tie"):
-        services.battle_vote(battle=answered_battle(), choice=choice)
+        vote_on(answered_battle(), choice=choice)
     from leaderboard.models import RunTrigger
     from leaderboard.services import ratings_run
 

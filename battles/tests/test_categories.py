@@ -1,4 +1,4 @@
-"""A battle's categories: classified once after its first turn (in the worker), multi-turn
+"""A battle's categories: classified once after its vote (in the worker, in batches), multi-turn
 after a follow-up, written by export_votes for ``rate --category``."""
 
 from __future__ import annotations
@@ -11,13 +11,22 @@ import pytest
 from django.core.management import call_command
 
 from arena.models import AIModel, ProviderKind
-from arena.prompt_categories import category_tags, classify_by_rules
+from arena.prompt_categories import (
+    CATEGORY_BITS,
+    Classification,
+    category_tags,
+    classify_by_rules,
+)
 from battles import services
-from battles.categories import CLASSIFY_TASK, battle_classify
+from battles.categories import CLASSIFY_TASK, battles_classify, votes_classify_pending
 from battles.models import Battle, Vote
-from battles.tests.factories import answered_battle
+from battles.tests.factories import answered_battle, vote_on
 
 pytestmark = pytest.mark.django_db
+
+
+def battle_classify(battle) -> Classification | None:
+    return battles_classify([battle.pk]).get(battle.pk)
 
 
 def tags(battle) -> set[str]:
@@ -37,33 +46,66 @@ def classifier(fake_openai, settings):
     return fake_openai
 
 
-def test_a_battle_is_sent_to_be_classified_when_its_vote_commits(
+def test_votes_of_unclassified_battles_wait_and_one_run_is_sent_for_a_burst(
         monkeypatch, django_capture_on_commit_callbacks):
     import arena.steps
 
     sent = []
-    monkeypatch.setattr(arena.steps, "send_task", lambda name, args: sent.append((name, args)))
+    monkeypatch.setattr(arena.steps, "send_task",
+                        lambda name, args, countdown=None: sent.append((name, args)))
+    battles = [answered_battle(prompt=f"Write a haiku about the sea, number {i}")
+               for i in range(3)]
+    for battle in battles:
+        with django_capture_on_commit_callbacks(execute=True):
+            vote_on(battle, choice="tie")
+    assert sent == [(CLASSIFY_TASK, [])]  # one run for the three votes
+    assert Vote.objects.filter(categories_pending=True).count() == 3
+    classified = answered_battle(prompt="Another", classified_at=battles[0].created_at)
+    with django_capture_on_commit_callbacks(execute=True):
+        vote_on(classified, choice="tie")
+    assert not Vote.objects.get(battle=classified).categories_pending  # nothing to wait for
+
+    assert votes_classify_pending() == 3  # the run takes them all
+    for battle in battles:
+        vote = Vote.objects.get(battle=battle)
+        assert not vote.categories_pending
+        assert category_tags(vote.categories, vote.language) == tags(battle) \
+            == {"creative_writing", "lang-en"}
+    assert votes_classify_pending() == 0
+    with django_capture_on_commit_callbacks(execute=True):  # the run let go of its key
+        vote_on(answered_battle(prompt="A fourth"), choice="tie")
+    assert sent == [(CLASSIFY_TASK, [])] * 2
+
+
+def test_a_broker_that_refuses_the_run_fails_no_vote(
+        monkeypatch, django_capture_on_commit_callbacks):
+    from kombu.exceptions import OperationalError
+
+    import arena.steps
+
+    def refuse(name, args, countdown=None):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(arena.steps, "send_task", refuse)
     battle = answered_battle(prompt="Write a haiku about the sea")
     with django_capture_on_commit_callbacks(execute=True):
-        services.battle_vote(battle=battle, choice="tie")
-    assert sent == [(CLASSIFY_TASK, [str(battle.pk)])]
-    classified = answered_battle(prompt="Another", classified_at=battle.created_at)
-    with django_capture_on_commit_callbacks(execute=True):
-        services.battle_vote(battle=classified, choice="tie")
-    assert len(sent) == 1  # already classified (classify_battles, a demo): not again
+        vote_on(battle, choice="tie")
+    assert Vote.objects.get(battle=battle).categories_pending  # kept for the next run
+    assert votes_classify_pending() == 1
+    assert not Vote.objects.get(battle=battle).categories_pending
 
 
 def test_the_first_prompt_is_classified_by_rules_and_the_model(classifier):
     battle = answered_battle(prompt="Write a poem in Python comments: def poem(): pass\n"
                                     "class Verse: pass")
-    result = battle_classify(battle_id=str(battle.pk))
+    result = battle_classify(battle)
     assert result.method == "rules+model"
     assert tags(battle) == {"coding", "creative_writing", "lang-en"}
     battle.refresh_from_db()
     assert battle.language == "en" and battle.classified_at is not None
     assert battle.classification_note == ""
     asked = len(classifier.chat_requests)
-    assert battle_classify(battle_id=str(battle.pk)) is None  # once only (a redelivery)
+    assert battle_classify(battle) is None  # once only (a redelivery)
     assert len(classifier.chat_requests) == asked
 
 
@@ -73,7 +115,7 @@ def test_a_classifier_over_its_providers_budget_is_not_called(classifier, settin
     settings.ARENA_PROVIDER_CALLS_PER_MINUTE = 1
     provider_budget(["Fakeprov"])  # the minute's one call is spent
     battle = answered_battle(prompt="Write a haiku about the sea, please, a short one")
-    result = battle_classify(battle_id=str(battle.pk))
+    result = battle_classify(battle)
     assert result.method == "rules" and classifier.chat_requests == []
     assert tags(battle) == {"creative_writing", "lang-en"}
     battle.refresh_from_db()
@@ -84,7 +126,7 @@ def test_a_classifier_over_its_providers_budget_is_not_called(classifier, settin
 def test_without_the_classifier_model_the_rules_decide_and_the_battle_says_why(settings):
     settings.ARENA_CLASSIFIER_MODEL = "not-installed"
     battle = answered_battle(prompt="Solve 2x + 3 = 11 for x, please, step by step")
-    battle_classify(battle_id=str(battle.pk))
+    battle_classify(battle)
     battle.refresh_from_db()
     assert tags(battle) == {"math", "lang-en"}
     assert "not-installed is not in the model registry" in battle.classification_note
@@ -92,11 +134,14 @@ def test_without_the_classifier_model_the_rules_decide_and_the_battle_says_why(s
 
 def test_a_classification_that_ends_after_the_vote_reaches_the_vote(settings):
     settings.ARENA_CLASSIFIER_MODEL = ""
-    battle = answered_battle(prompt="Write a limerick about a cat who codes")
-    services.battle_vote(battle=battle, choice="tie")
-    battle_classify(battle_id=str(battle.pk))
+    battle = answered_battle(prompt="Write a limerick about a cat who codes", turns=2,
+                             categories=CATEGORY_BITS["multi_turn"])
+    vote_on(battle, choice="tie")
+    battle_classify(battle)
     vote = Vote.objects.get(battle=battle)
-    assert category_tags(vote.categories, vote.language) == {"creative_writing", "lang-en"}
+    assert category_tags(vote.categories, vote.language) \
+        == {"creative_writing", "multi_turn", "lang-en"}
+    assert not vote.categories_pending
 
 
 def test_a_follow_up_makes_the_battle_multi_turn():
@@ -111,8 +156,8 @@ def test_export_writes_the_categories_that_rate_reads(tmp_path, settings):
     coding = answered_battle(prompt="```\nx = 1\n```\nWhat does this Python code do?")
     plain = answered_battle(prompt="What is the tallest mountain on Earth?")
     for battle in (coding, plain):
-        battle_classify(battle_id=str(battle.pk))
-        services.battle_vote(battle=Battle.objects.get(pk=battle.pk), choice="left_better")
+        battle_classify(battle)
+        vote_on(Battle.objects.get(pk=battle.pk), choice="left_better")
     out = tmp_path / "votes.csv"
     call_command("export_votes", "--output", str(out), stderr=io.StringIO())
     rows = {r["battle_id"]: r for r in csv.DictReader(out.open())}

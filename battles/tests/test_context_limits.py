@@ -11,7 +11,7 @@ from arena.steps import StepStatus
 from battles import services
 from battles.models import Battle, Slot, Vote
 from battles.tests.conftest import assert_blind
-from battles.tests.factories import answered_battle
+from battles.tests.factories import answered_battle, vote_on
 
 OWNER = "owner-session"
 # 4,096-token models (SmolLM2's window per request), answers of up to 64 tokens.
@@ -81,9 +81,9 @@ def test_both_bad_is_the_vote_left_when_an_answer_failed_and_it_is_not_rated():
     response.error = "The model provider had an internal error (HTTP 500)."
     response.save()
     with pytest.raises(RuleError) as err:
-        services.battle_vote(battle=battle, choice="left_better")
+        vote_on(battle, choice="left_better")
     assert err.value.message == services.ANSWER_FAILED
-    vote = services.battle_vote(battle=battle, choice="both_bad")
+    vote = vote_on(battle, choice="both_bad")
     assert not vote.counts_for_rating
     assert vote.exclusion_reason == services.ANSWER_FAILED_VOTE
     assert Vote.objects.filter(battle=battle).count() == 1

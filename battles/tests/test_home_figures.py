@@ -5,8 +5,7 @@ import re
 import pytest
 from django.test import Client
 
-from battles import services
-from battles.tests.factories import answered_battle
+from battles.tests.factories import answered_battle, vote_on
 
 
 def _figure(html: str, label: str) -> str:
@@ -21,7 +20,7 @@ def test_home_counts_battles_and_votes(client: Client):
     assert _figure(html, "battles fought") == "0" and _figure(html, "votes cast") == "0"
     voted = answered_battle()
     answered_battle()
-    services.battle_vote(battle=voted, choice="left_better")
+    vote_on(voted, choice="left_better")
     html = client.get("/").content.decode()
     assert _figure(html, "battles fought") == "2"
     assert _figure(html, "votes cast") == "1"

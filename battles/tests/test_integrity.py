@@ -9,10 +9,9 @@ from django.test import Client
 
 from arena.contests.flags import OVER_DAILY_CAP, visitor_of_address
 from arena.models import FlagStatus, VisitorFlag
-from battles import services
 from battles.integrity import COUNTED_VOTES
 from battles.models import Vote
-from battles.tests.factories import AIModelFactory, answered_battle
+from battles.tests.factories import AIModelFactory, answered_battle, vote_on
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +24,7 @@ def models():
 def voted(models, *, session_key: str, choice: str, voter: str = "", index: int = 0) -> Vote:
     a, b = models[index % len(models)], models[(index + 1) % len(models)]
     battle = answered_battle(session_key=session_key, model_a=a, model_b=b)
-    return services.battle_vote(battle=battle, choice=choice, voter=voter)
+    return vote_on(battle, choice=choice, voter=voter)
 
 
 def test_votes_past_the_daily_cap_are_kept_but_do_not_count(models, settings):

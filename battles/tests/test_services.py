@@ -23,7 +23,13 @@ from battles.models import (
 )
 from battles.selection import select_models_for_battle
 from battles.tests.conftest import neutral_reply
-from battles.tests.factories import AIModelFactory, ResponseFactory, TurnFactory, answered_battle
+from battles.tests.factories import (
+    AIModelFactory,
+    ResponseFactory,
+    TurnFactory,
+    answered_battle,
+    vote_on,
+)
 
 OWNER = "session-of-owner"
 
@@ -73,10 +79,22 @@ class TestFollowUpAndVoteRules:
 
     def test_follow_up_is_refused_after_the_vote(self):
         battle = answered_battle()
-        services.battle_vote(battle=battle, choice="tie")
+        vote_on(battle, choice="tie")
         with pytest.raises(RuleError) as err:
             services.battle_follow_up(battle=battle, prompt="more")
         assert err.value.message == services.BATTLE_ALREADY_VOTED
+
+    def test_only_the_owning_session_votes_and_the_rest_is_404(self):
+        battle = answered_battle()
+        owner, unknown = battle.session_key, "00000000-0000-0000-0000-000000000000"
+        for battle_id, session_key in ((battle.pk, "someone-else"), (battle.pk, ""),
+                                       ("not-a-uuid", owner), (unknown, owner)):
+            with pytest.raises(RuleError) as err:
+                services.battle_vote(battle_id=battle_id, session_key=session_key, choice="tie")
+            assert (err.value.status, err.value.message) == (404, services.BATTLE_NOT_FOUND)
+        assert not Vote.objects.exists()
+        vote = services.battle_vote(battle_id=str(battle.pk), session_key=owner, choice="tie")
+        assert vote.battle.model_a == battle.model_a  # the reveal comes with the vote
 
     def test_vote_is_refused_before_both_answers(self):
         battle = answered_battle()
@@ -84,7 +102,7 @@ class TestFollowUpAndVoteRules:
         ResponseFactory(turn=turn, slot=Slot.A)
         ResponseFactory(turn=turn, slot=Slot.B, status=StepStatus.RUNNING, text="")
         with pytest.raises(RuleError) as err:
-            services.battle_vote(battle=battle, choice="left_better")
+            vote_on(battle, choice="left_better")
         assert err.value.message == services.ANSWERS_NOT_READY
         assert not Vote.objects.filter(battle=battle).exists()
 
@@ -94,14 +112,14 @@ class TestFollowUpAndVoteRules:
         response.status = StepStatus.FAILED
         response.save()
         with pytest.raises(RuleError) as err:
-            services.battle_vote(battle=battle, choice="tie")
+            vote_on(battle, choice="tie")
         assert err.value.message == services.ANSWER_FAILED
 
     def test_second_vote_is_refused_and_the_first_is_kept(self):
         battle = answered_battle()
-        services.battle_vote(battle=battle, choice="left_better")
+        vote_on(battle, choice="left_better")
         with pytest.raises(RuleError) as err:
-            services.battle_vote(battle=battle, choice="right_better")
+            vote_on(battle, choice="right_better")
         assert err.value.status == 409
         assert Vote.objects.get(battle=battle).choice == "left_better"
 
@@ -116,7 +134,7 @@ class TestFollowUpAndVoteRules:
     def test_unknown_vote_is_refused(self):
         battle = answered_battle()
         with pytest.raises(RuleError) as err:
-            services.battle_vote(battle=battle, choice="left")
+            vote_on(battle, choice="left")
         assert err.value.message == voting.INVALID_VOTE
 
     @pytest.mark.parametrize(
@@ -131,7 +149,7 @@ class TestFollowUpAndVoteRules:
     )
     def test_vote_scores_follow_seed_000(self, a_position, choice, winner, score_a, score_b):
         battle = answered_battle(model_a_position=a_position)
-        vote = services.battle_vote(battle=battle, choice=choice)
+        vote = vote_on(battle, choice=choice)
         assert (vote.winner, vote.score_a, vote.score_b) == (winner, score_a, score_b)
         assert vote.counts_for_rating
 
@@ -143,7 +161,7 @@ class TestIdentityFilter:
         response = battle.turns.get().responses.get(slot=Slot.A)
         response.text = f"I am {battle.model_a.name}, made by {battle.model_a.organization}."
         response.save()
-        vote = services.battle_vote(battle=battle, choice="left_better")
+        vote = vote_on(battle, choice="left_better")
         assert not vote.counts_for_rating
         assert "names a model" in vote.exclusion_reason
 
@@ -170,7 +188,7 @@ class TestSelection:
         veteran, other, newcomer = AIModelFactory(), AIModelFactory(), AIModelFactory()
         for _ in range(30):
             battle = answered_battle(model_a=veteran, model_b=other)
-            services.battle_vote(battle=battle, choice="tie")
+            vote_on(battle, choice="tie")
         rng = random.Random(3)
         picks = [m.slug for _ in range(600)
                  for m in select_models_for_battle([veteran, other, newcomer],

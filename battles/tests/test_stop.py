@@ -18,7 +18,7 @@ from arena.testing.waiting import wait_for
 from battles import services
 from battles.models import Response
 from battles.tests.conftest import assert_blind
-from battles.tests.factories import answered_battle
+from battles.tests.factories import answered_battle, vote_on
 
 LONG_REPLY = " ".join(f"word{i}" for i in range(200))
 
@@ -140,7 +140,7 @@ def test_stop_refuses_in_words_when_there_is_nothing_to_stop(two_models):
     done = client.post(f"/api/battles/{battle.id}/stop")
     assert done.status_code == 409
     assert done.json() == {"detail": services.NOTHING_TO_STOP}
-    services.battle_vote(battle=battle, choice="tie")
+    vote_on(battle, choice="tie")
     voted = client.post(f"/api/battles/{battle.id}/stop")
     assert voted.status_code == 409
     assert voted.json() == {"detail": services.BATTLE_ALREADY_VOTED}

@@ -12,9 +12,8 @@ import pytest
 from django.core.management import call_command
 
 from arena.markdown import markdown_style
-from battles import services
 from battles.models import Response, Slot
-from battles.tests.factories import ResponseFactory, TurnFactory, answered_battle
+from battles.tests.factories import ResponseFactory, TurnFactory, answered_battle, vote_on
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +31,7 @@ def test_export_writes_each_sides_style_summed_over_the_turns(tmp_path):
     for slot, text, tokens in ((Slot.A, STYLED, 40), (Slot.B, "plain", 5)):
         ResponseFactory(turn=turn, slot=slot, text=text, output_tokens=tokens,
                         **Response.style_fields(text))
-    services.battle_vote(battle=battle, choice="left_better")
+    vote_on(battle, choice="left_better")
     out = tmp_path / "votes.csv"
     call_command("export_votes", "--output", str(out), stderr=io.StringIO())
     (row,) = list(csv.DictReader(out.open()))
@@ -69,7 +68,7 @@ def _styled_battles(n: int = 40):
         ResponseFactory(turn=turn, slot=Slot.A, text=long, output_tokens=200 + 10 * (i % 5),
                         **Response.style_fields(long))
         ResponseFactory(turn=turn, slot=Slot.B, text="Short.", output_tokens=5 + i % 3)
-        services.battle_vote(battle=battle, choice="left_better" if i % 4 else "tie")
+        vote_on(battle, choice="left_better" if i % 4 else "tie")
 
 
 def test_a_run_fits_the_text_board_with_style_control_too(client):

@@ -3,7 +3,7 @@
 import pytest
 from django.core.cache import cache
 
-from battles.services import battle_vote
+from battles.tests.factories import vote_on
 from leaderboard import services
 from leaderboard.models import BoardSnapshot, RatingRun, RunTrigger
 from leaderboard.tasks import ratings_run_board
@@ -20,7 +20,7 @@ def cast(n, capture):
     for _ in range(n):
         battle = answered_battle(model_a=a, model_b=b)
         with capture(execute=True):
-            battle_vote(battle=battle, choice="left_better")
+            vote_on(battle, choice="left_better")
 
 
 def test_two_votes_schedule_one_run(scheduled, settings, django_capture_on_commit_callbacks):

@@ -5,7 +5,7 @@ import time
 
 from django.test import Client
 
-from battles.services import battle_vote
+from battles.tests.factories import vote_on
 from leaderboard.models import RatingRun
 
 from .factories import AIModelFactory, answered_battle
@@ -25,7 +25,7 @@ def test_votes_reach_the_board_through_the_worker(celery_worker, settings):
     settings.ARENA_LEADERBOARD_MIN_VOTES = 1
     alpha, beta = AIModelFactory(slug="alpha"), AIModelFactory(slug="beta")
     for choice in ("left_better", "left_better", "tie"):
-        battle_vote(battle=answered_battle(model_a=alpha, model_b=beta), choice=choice)
+        vote_on(answered_battle(model_a=alpha, model_b=beta), choice=choice)
 
     # (one run per burst is asserted in test_debounce; a worker shared with other tests
     # may hold their debounced runs too, so this test does not count runs)

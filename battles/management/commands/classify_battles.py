@@ -1,9 +1,9 @@
 """Classify the battles that have no categories yet (battles from before categories, or
-whose classification never ran), as the worker does after a battle's first turn."""
+whose classification never ran), as the worker does after a battle's vote."""
 
 from django.core.management.base import BaseCommand
 
-from battles.categories import battle_classify
+from battles.categories import CLASSIFY_BATCH, battles_classify
 from battles.models import Battle
 
 
@@ -20,9 +20,8 @@ class Command(BaseCommand):
         ids = list(ids.values_list("pk", flat=True)[:limit] if limit else ids.values_list(
             "pk", flat=True))
         methods: dict[str, int] = {}
-        for pk in ids:
-            result = battle_classify(battle_id=str(pk))
-            if result is not None:
+        for start in range(0, len(ids), CLASSIFY_BATCH):
+            for result in battles_classify(ids[start:start + CLASSIFY_BATCH]).values():
                 methods[result.method] = methods.get(result.method, 0) + 1
         summary = ", ".join(f"{n} by {m}" for m, n in sorted(methods.items())) or "none"
         self.stdout.write(f"classified {sum(methods.values())} of {len(ids)} battles ({summary})")
