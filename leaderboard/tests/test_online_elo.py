@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from battles.models import Position
-from battles.services import battle_vote
+from battles.tests.factories import vote_on
 from leaderboard import online_elo, services
 from leaderboard.boards import get_board, register_board
 from leaderboard.models import EloBoardState, OnlineElo, RunTrigger
@@ -30,7 +30,7 @@ def vote(models, choice, *, left_is_a=True, capture):
         model_a=a, model_b=b, model_a_position=Position.LEFT if left_is_a else Position.RIGHT
     )
     with capture(execute=True):
-        return battle_vote(battle=battle, choice=choice)
+        return vote_on(battle, choice=choice)
 
 
 def test_a_vote_moves_the_online_elo_at_once_by_k_32(
@@ -69,7 +69,7 @@ def test_a_vote_that_does_not_count_leaves_the_elo_alone(
     battle = answered_battle(model_a=a, model_b=b)
     battle.turns.first().responses.filter(slot="a").update(text=f"I am {a.name}.")
     with django_capture_on_commit_callbacks(execute=True):
-        v = battle_vote(battle=battle, choice="left_better")
+        v = vote_on(battle, choice="left_better")
     assert not v.counts_for_rating
     assert elo() == {}
     assert scheduled == []
