@@ -215,6 +215,11 @@ if DATABASE_URL:
             "max_size": env_int("DB_POOL_MAX", 10, minimum=1),
             "timeout": 10,
         }
+        # Parameters bound by the server, and a statement run five times on a connection is
+        # prepared there (Django turns preparing off for PgBouncer's sake; this pool is
+        # psycopg's own): PostgreSQL stops parsing and planning the same few statements on
+        # every request (a vote's CPU in PostgreSQL went from about 5 ms to about 3 ms).
+        _db["OPTIONS"].update(server_side_binding=True, prepare_threshold=5)
     DATABASES = {"default": _db}
 else:
     DATABASES = {
