@@ -11,11 +11,15 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from arena.aio import reused_request_threads  # noqa: E402
 from arena.routing import websocket_urlpatterns  # noqa: E402
+from arena.webserver import accept_one_at_a_time  # noqa: E402
+
+accept_one_at_a_time()
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": reused_request_threads(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

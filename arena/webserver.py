@@ -39,6 +39,17 @@ def web_socket(host: str, port: int) -> socket.socket:
     return listener
 
 
+def accept_one_at_a_time() -> None:
+    """Make this process's Twisted accept one connection per wakeup (it takes up to a
+    hundred, then more). Every daphne of the run command waits on the same socket
+    (:func:`web_socket`): taking one and going back to the loop lets the least busy process
+    take the next, so a burst of new connections spreads over the processes instead of
+    landing mostly on the first one awake (seen: two to one, the busier one CPU-bound)."""
+    from twisted.internet import tcp
+
+    tcp.Port.numberAccepts = property(lambda port: 1, lambda port, value: None)
+
+
 def daphne_shared_command(listener: socket.socket) -> list[str]:
     """daphne accepting on ``listener`` (inherited: start it with ``pass_fds``)."""
     return [sys.executable, "-m", "daphne", "-e", f"fd:fileno={listener.fileno()}",
