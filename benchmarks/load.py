@@ -13,14 +13,16 @@ connection) run at once for ``--seconds``:
 * leaderboard readers: ``GET /api/leaderboard`` (target: at least 300 a second, p95 at most
   50 ms);
 * voters: ``POST /api/battles/{id}/vote`` on answered battles of their own session, each
-  battle once (target: at least 100 a second, none lost or duplicated);
+  battle once, each voter from its own address, every vote counting for the ratings (the
+  online Elo moves, the battle is classified); target: at least 100 a second, none lost or
+  duplicated;
 * battle writers: ``POST /api/battles`` then ``POST /api/battles/{id}/messages``, each prompt
   carrying a unique token;
 * debate readers: ``GET /api/debates``.
 
 It prints requests per second, p50/p95/p99 and the errors of each endpoint, then verifies in
-the database that every vote answered 200 is stored exactly once (and no other), and that
-every answer holds its own prompt's token and its own side's model.
+the database that every vote answered 200 is stored exactly once (and no other), counted
+and classified, and that every answer holds its own prompt's token and its own side's model.
 """
 
 from __future__ import annotations
@@ -59,15 +61,18 @@ TOKEN_RE = re.compile(r"tok[0-9a-f]{12}")
 class Client:
     """One visitor on one kept-alive connection, with its session cookie."""
 
-    def __init__(self, port: int, session_key: str = "") -> None:
+    def __init__(self, port: int, session_key: str = "", address: str = "") -> None:
         self.port = port
         self.cookie = f"sessionid={session_key}" if session_key else ""
+        self.address = address  # sent as X-Forwarded-For
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
 
     def send(self, method: str, path: str, payload: dict | None = None):
         headers = {"Content-Type": "application/json"} if payload is not None else {}
         if self.cookie:
             headers["Cookie"] = self.cookie
+        if self.address:
+            headers["X-Forwarded-For"] = self.address
         body = json.dumps(payload).encode() if payload is not None else None
         for attempt in (1, 2):
             try:
@@ -123,6 +128,7 @@ def seed(provider, *, voters: int, battles_each: int) -> dict[str, list[str]]:
     ``{session_key: [battle ids]}``."""
     from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
+    from django.db import connection
 
     from arena.models import AIModel, ProviderKind
     from arena.steps import StepStatus
@@ -155,6 +161,11 @@ def seed(provider, *, voters: int, battles_each: int) -> dict[str, list[str]]:
             Response(turn=t, slot=slot, status=StepStatus.DONE, text=f"answer {slot}")
             for t in turns for slot in (Slot.A, Slot.B)])
         ballots[store.session_key] = [str(b.id) for b in rows]
+    if connection.vendor == "postgresql":
+        # Planner statistics, as autovacuum keeps them on a live database: without them the
+        # tables just loaded look empty, and a join scans the whole answer table.
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
     return ballots
 
 
@@ -174,8 +185,8 @@ def run_load(port: int, seconds: float, ballots: dict[str, list[str]], *, reader
         while time.monotonic() < deadline:
             recorder.timed("GET /api/debates", client, "GET", "/api/debates")
 
-    def voter(session_key: str, battle_ids: list[str]) -> None:
-        client = Client(port, session_key)
+    def voter(number: int, session_key: str, battle_ids: list[str]) -> None:
+        client = Client(port, session_key, address=f"10.0.{number // 250}.{number % 250 + 1}")
         for battle_id in battle_ids:
             if time.monotonic() >= deadline:
                 return
@@ -202,7 +213,8 @@ def run_load(port: int, seconds: float, ballots: dict[str, list[str]], *, reader
 
     threads = [threading.Thread(target=reader) for _ in range(readers)]
     threads += [threading.Thread(target=debates) for _ in range(debate_readers)]
-    threads += [threading.Thread(target=voter, args=item) for item in ballots.items()]
+    threads += [threading.Thread(target=voter, args=(number, *item))
+                for number, item in enumerate(ballots.items())]
     threads += [threading.Thread(target=writer) for _ in range(writers)]
     started = time.monotonic()
     for thread in threads:
@@ -229,6 +241,14 @@ def verify(accepted: list[str], ballots: dict[str, list[str]]) -> list[str]:
           f"{len(lost)}, stored without a 200 {len(extra)}, stored twice {len(doubled)}")
     if lost or extra or doubled:
         problems.append("votes lost, unexpected or doubled")
+    load_votes = Vote.objects.filter(battle_id__in=offered)
+    counted = load_votes.filter(counts_for_rating=True).count()
+    pending = load_votes.filter(categories_pending=True).count()
+    addresses = load_votes.values("voter").distinct().count()
+    print(f"votes counted for ratings: {counted} of {sum(stored.values())}, from {addresses} "
+          f"addresses; waiting for their categories: {pending}")
+    if counted != sum(stored.values()) or pending:
+        problems.append("votes not counted or not classified")
     answers = (Response.objects.filter(turn__prompt__startswith="Echo tok")
                .select_related("turn__battle__model_a", "turn__battle__model_b"))
     mixed = 0
@@ -259,6 +279,11 @@ def main() -> None:
 
     # Many visitors from one address: the per-visitor write limits would answer 429 here.
     os.environ["ARENA_WRITES_PER_MINUTE"] = "0"
+    # Each voter comes from its own address (as a proxy in front reports it), and the daily
+    # cap is above what one voter casts here: every vote counts, the costlier path (past the
+    # cap a vote is stored without moving any rating).
+    os.environ["ARENA_TRUSTED_PROXY_HEADER"] = "X-Forwarded-For"
+    os.environ["ARENA_COUNTED_VOTES_PER_DAY"] = str(int(args.seconds * 60) + 1)
     os.environ["ARENA_DEBATE_REQUESTS_PER_HOUR"] = "0"
     info = prepare_environment()
     with contextlib.ExitStack() as stack:
@@ -297,11 +322,14 @@ def main() -> None:
                 line += (f"  (target >= {least}/s" + (f", p95 <= {p95 * 1000:.0f} ms" if p95
                          else "") + f": {'met' if met else 'MISSED'})")
             print(line)
-        # What the writers started finishes before the check (a worker may still stream).
+        # What the writers started finishes before the check (a worker may still stream), and
+        # the votes' battles are classified (in batches, just after the votes).
         from arena.testing.contract import no_step_unfinished
+        from battles.models import Vote
 
         deadline = time.monotonic() + 120
-        while not no_step_unfinished() and time.monotonic() < deadline:
+        while time.monotonic() < deadline and not (
+                no_step_unfinished() and not Vote.objects.filter(categories_pending=True).exists()):
             time.sleep(0.5)
         problems = verify(accepted, ballots)
         print("database check: " + ("; ".join(problems) if problems else "all consistent"))
