@@ -28,7 +28,7 @@ from arena.llm.types import ModelEndpoint
 from arena.prompt_categories import CATEGORY_BITS, Classification, category_bits, classify_prompt
 from arena.queries import one_or_none
 from arena.ratelimit import provider_budget
-from arena.steps import batch_soon, batch_started, release_database
+from arena.steps import batch_soon, batch_started, release_database, send_task
 from battles.models import Battle, Turn, Vote
 
 logger = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ def classify_after_vote() -> None:
     marked, and the beat's run (every minute) or the next vote's takes them."""
     def schedule() -> None:
         try:
-            batch_soon(CLASSIFY_TASK, key=CLASSIFY_KEY, countdown=CLASSIFY_DELAY_SECONDS)
+            _classify_soon(CLASSIFY_DELAY_SECONDS)
         except (OperationalError, RedisError, OSError) as exc:
             logger.warning("voted battles could not be sent to be classified now (%s); "
                            "the next run takes them", exc)
@@ -69,8 +69,13 @@ def votes_classify_pending() -> int:
                    .values_list("battle_id", flat=True)[:CLASSIFY_BATCH])
     done = battles_classify(waiting)
     if len(waiting) == CLASSIFY_BATCH:  # more are waiting
-        batch_soon(CLASSIFY_TASK, key=CLASSIFY_KEY, countdown=0)
+        _classify_soon(0)
     return len(done)
+
+
+def _classify_soon(countdown: float) -> None:
+    batch_soon(CLASSIFY_KEY, lambda: send_task(CLASSIFY_TASK, [], countdown=countdown),
+               countdown=countdown)
 
 
 def battles_classify(battle_ids) -> dict:

@@ -21,6 +21,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
+from arena.steps import batch_soon, batch_started, send_task
 from leaderboard import compute, scans
 from leaderboard.boards import Board, board_names, board_subjects, get_board
 from leaderboard.fast_insert import insert_plain
@@ -79,35 +80,22 @@ def _board_locks(names: list[str], *, wait: float) -> Iterator[None]:
 
 
 def debounced_run_schedule(*, board_name: str) -> bool:
-    """Schedule one run of ``board_name`` within the debounce delay; True if this call did.
-
-    The first outcome after a run sets a Redis key (``SET NX`` with a TTL) and enqueues
-    the run with a countdown; later outcomes see the key and do nothing, so a burst of
-    votes yields one run. The run clears the key as it starts, so outcomes that arrive
-    while it works schedule the next one.
-    """
+    """Schedule one run of ``board_name`` within the debounce delay; True if this call did
+    (:func:`arena.steps.batch_soon`: a burst of votes yields one run, and the run clears the
+    key as it starts, so outcomes that arrive while it works schedule the next one)."""
     delay = settings.ARENA_LEADERBOARD_DEBOUNCE_SECONDS
-    key = DEBOUNCE_KEY.format(board=board_name)
-    if not cache.add(key, timezone.now().isoformat(), delay + 600):
-        return False
-    try:
-        run_send(board_name, countdown=delay)
-    except Exception:
-        cache.delete(key)  # let the next vote try again
-        raise
-    return True
+    return batch_soon(DEBOUNCE_KEY.format(board=board_name),
+                      lambda: run_send(board_name, countdown=delay), countdown=delay,
+                      value=timezone.now().isoformat())
 
 
 def run_send(board_name: str, *, countdown: float) -> None:
     """Queue a rating run of the board (by task name: services never import tasks)."""
-    from celery import current_app
-
-    current_app.send_task("leaderboard.tasks.ratings_run_board", args=[board_name],
-                          countdown=countdown, ignore_result=True)
+    send_task("leaderboard.tasks.ratings_run_board", [board_name], countdown=countdown)
 
 
 def debounce_clear(*, board_name: str) -> None:
-    cache.delete(DEBOUNCE_KEY.format(board=board_name))
+    batch_started(DEBOUNCE_KEY.format(board=board_name))
 
 
 def debounce_pending(*, board_name: str) -> str | None:

@@ -73,21 +73,22 @@ def send_task(name: str, args: list, *, countdown: float | None = None) -> None:
     current_app.send_task(name, args=args, countdown=countdown, ignore_result=True)
 
 
-def batch_soon(name: str, *, key: str, countdown: float) -> bool:
-    """Send the task ``name`` (no arguments) to run in ``countdown`` s, unless a run is due.
+def batch_soon(key: str, send: Callable[[], object], *, countdown: float,
+               value: object = 1) -> bool:
+    """Call ``send`` (it queues a run due in ``countdown`` s) unless a run is already due.
 
     For work that piles up many times a second and is cheaper done together: the first caller
-    sets ``key`` in the cache (``SET NX``) and sends the task; later callers see the key and
-    do nothing, so a burst yields one run. The task calls :func:`batch_started` before it
+    sets ``key`` in the cache (``SET NX``, to ``value``) and sends; later callers see the key
+    and do nothing, so a burst yields one run. The run calls :func:`batch_started` before it
     reads its work, so whatever comes in meanwhile schedules the next run. The key expires,
     so a run the broker lost is sent again by a later caller. True if this call sent it.
     """
     from django.core.cache import cache
 
-    if not cache.add(key, 1, countdown + 600):
+    if not cache.add(key, value, countdown + 600):
         return False
     try:
-        send_task(name, [], countdown=countdown)
+        send()
     except Exception:
         cache.delete(key)  # let the next caller try again
         raise

@@ -17,7 +17,7 @@ from arena.prompt_categories import (
     category_tags,
     classify_by_rules,
 )
-from battles import services
+from battles import categories, services
 from battles.categories import CLASSIFY_TASK, battles_classify, votes_classify_pending
 from battles.models import Battle, Vote
 from battles.tests.factories import answered_battle, vote_on
@@ -48,10 +48,8 @@ def classifier(fake_openai, settings):
 
 def test_votes_of_unclassified_battles_wait_and_one_run_is_sent_for_a_burst(
         monkeypatch, django_capture_on_commit_callbacks):
-    import arena.steps
-
     sent = []
-    monkeypatch.setattr(arena.steps, "send_task",
+    monkeypatch.setattr(categories, "send_task",
                         lambda name, args, countdown=None: sent.append((name, args)))
     battles = [answered_battle(prompt=f"Write a haiku about the sea, number {i}")
                for i in range(3)]
@@ -81,12 +79,10 @@ def test_a_broker_that_refuses_the_run_fails_no_vote(
         monkeypatch, django_capture_on_commit_callbacks):
     from kombu.exceptions import OperationalError
 
-    import arena.steps
-
     def refuse(name, args, countdown=None):
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(arena.steps, "send_task", refuse)
+    monkeypatch.setattr(categories, "send_task", refuse)
     battle = answered_battle(prompt="Write a haiku about the sea")
     with django_capture_on_commit_callbacks(execute=True):
         vote_on(battle, choice="tie")
