@@ -15,7 +15,7 @@ from typing import Any
 import anthropic
 
 from arena.llm.errors import LLMMalformedResponse
-from arena.llm.transport import connection_limits, tls_context
+from arena.llm.transport import http_client
 from arena.llm.types import AttemptState, ChatMessage, JsonOutput, ModelEndpoint
 
 _SHAPE_ERRORS = (AttributeError, IndexError, KeyError, TypeError, ValueError)
@@ -26,8 +26,7 @@ def make_client(endpoint: ModelEndpoint, api_key: str, timeouts: dict[str, float
         base_url=endpoint.base_url or None,
         api_key=api_key,
         max_retries=0,
-        http_client=anthropic.DefaultAsyncHttpxClient(verify=tls_context(),
-                                                limits=connection_limits()),
+        http_client=http_client(anthropic.DefaultAsyncHttpxClient),
         timeout=anthropic.Timeout(**timeouts),
         # Recent SDKs send the key as ``Authorization: Bearer``; also send the documented
         # ``x-api-key`` header, which every Anthropic-compatible gateway understands.

@@ -24,6 +24,7 @@ errors carry scrubbed details and no chained SDK exception.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import os
 import time
@@ -125,8 +126,28 @@ def _client_for(provider: ModuleType, endpoint: ModelEndpoint, api_key: str,
     key = (endpoint.provider_kind, endpoint.base_url, api_key, tuple(sorted(timeouts.items())))
     client = _shared_clients.get(key)
     if client is None:
+        if not _shared_clients:
+            atexit.register(_close_shared_clients)
         client = _shared_clients[key] = provider.make_client(endpoint, api_key, timeouts)
     return client, True
+
+
+def _close_shared_clients() -> None:
+    """Close the kept clients on their loop as the process exits: their connections are shut
+    cleanly (and aiohttp does not log every one it finds open)."""
+    from arena import aio
+
+    clients = list(_shared_clients.values())
+    _shared_clients.clear()
+
+    async def close_all() -> None:
+        await asyncio.wait_for(asyncio.gather(*(c.close() for c in clients),
+                                              return_exceptions=True), timeout=5)
+
+    try:
+        aio.run(close_all())
+    except Exception:  # the process is going anyway
+        logger.debug("kept LLM clients not closed at exit", exc_info=True)
 
 
 def _provider(endpoint: ModelEndpoint) -> ModuleType:

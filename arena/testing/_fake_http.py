@@ -264,7 +264,8 @@ class FakeProviderServer:
         except ValueError:
             body = None
         headers = {k.lower(): v for k, v in h.headers.items()}
-        rec = RecordedRequest(time.monotonic(), method, path, headers, body)
+        rec = RecordedRequest(time.monotonic(), method, path, headers, body,
+                              client_port=h.client_address[1])
         with self._cond:
             self._log.append(rec)
             self._counter += 1

@@ -102,6 +102,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]  # lower-cased names
     body: Any  # parsed JSON, or None
+    client_port: int = 0  # the client's end of the TCP connection: one port, one connection
 
     @property
     def messages(self) -> list[dict[str, Any]]:
