@@ -97,6 +97,12 @@ class StreamRelay:
     far fewer updates, and each one costs Redis round trips for every open stream).
     ``restart`` and ``finish`` send whatever is pending first, so nothing written is lost
     and the order holds; :meth:`flush` sends what is pending on demand.
+
+    A chunk is only published while someone is in the group (most answers are watched by
+    nobody: an API caller waits for the end, a page was closed). The snapshot's append and
+    the count of the group's members are one transaction, and a page joins the group before
+    it reads the snapshot: either the count sees the page, or the page's snapshot holds the
+    chunk.
     """
 
     def __init__(self, *, group: str, stream_id: str, meta: dict[str, Any]) -> None:
@@ -113,6 +119,9 @@ class StreamRelay:
         self._timer: asyncio.TimerHandle | None = None
         self._lock = asyncio.Lock()
         self.stop_key = _stop_key(self.stream_id)
+        # channels_redis keeps a group's members in this sorted set (a single-host layer, as
+        # settings configure it).
+        self.members_key = get_channel_layer()._group_key(group)
         self.stopped = False
 
     async def _send(self, event: str, **payload: Any) -> None:
@@ -152,13 +161,15 @@ class StreamRelay:
                 pipe.expire(self.text_key, SNAPSHOT_TTL_SECONDS)
                 pipe.expire(self.seq_key, SNAPSHOT_TTL_SECONDS)
                 pipe.exists(self.stop_key)
-                *_, stopped = await pipe.execute()
+                pipe.zcard(self.members_key)
+                *_, stopped, watchers = await pipe.execute()
             if stopped:
                 # The stopping side read the text after this chunk or without it; either
                 # way no page is sent more than it keeps.
                 self.stopped = True
                 raise StreamStopped(self.stream_id)
-            await self._send("delta", seq=self.seq, text=chunk)
+            if watchers:
+                await self._send("delta", seq=self.seq, text=chunk)
 
     async def restart(self) -> None:
         await self.flush()

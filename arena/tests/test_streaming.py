@@ -93,3 +93,32 @@ async def test_without_an_interval_every_chunk_goes_out(settings):
     messages = await _received(layer, channel, until="failed")
     assert [m.get("text") for m in messages] == ["x", "y", "z", None]
     assert messages[-1]["error"] == "boom"
+
+
+async def test_chunks_are_published_only_while_someone_is_in_the_group(settings, monkeypatch):
+    import arena.streaming as streaming
+
+    settings.ARENA_STREAM_FLUSH_MS = 0
+    published: list[str] = []
+    original = streaming.publish
+
+    async def recording(group, message):
+        published.append(message["event"])
+        await original(group, message)
+
+    monkeypatch.setattr(streaming, "publish", recording)
+    group = f"test.{uuid.uuid4().hex}"
+    stream_id = str(uuid.uuid4())
+    relay = StreamRelay(group=group, stream_id=stream_id, meta={"response": stream_id})
+
+    await relay.delta("unwatched ")  # nobody in the group: kept in the snapshot only
+    assert published == []
+    assert (await read_snapshot(stream_id))["text"] == "unwatched "
+
+    layer, channel = await _listen(group)  # a page joins, then reads the snapshot
+    await relay.delta("watched")
+    await relay.finish("done")
+    messages = await _received(layer, channel, until="done")
+    assert [(m["event"], m.get("text")) for m in messages] == [
+        ("delta", "watched"), ("done", None)]
+    assert published == ["delta", "done"]
