@@ -2,8 +2,9 @@
 
 Building a TLS context loads the CA bundle, about 40 ms of CPU; doing it for every
 call put that in front of every answer. One context is made once and shared (an
-``ssl.SSLContext`` is safe to share between threads and event loops); each call
-still gets its own connection pool, because a pool belongs to one event loop.
+``ssl.SSLContext`` is safe to share between threads and event loops); each client
+still gets its own connection pool, because a pool belongs to one event loop (on the
+arena's I/O loop one client per endpoint is kept: :mod:`arena.llm.client`).
 
 A worker's pool keeps a connection per model call it can hold at once, for a minute: a busy
 arena calls the same few providers all the time, and a new connection (TCP, then TLS) costs
