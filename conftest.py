@@ -5,6 +5,17 @@ import pytest
 pytest_plugins = ["arena.testing.fixtures", "arena.testing.live", "arena.testing.browser"]
 
 
+@pytest.fixture
+def _django_db_helper(_django_db_helper):
+    """pytest-django's database for one test, emptied only once the session's Celery worker
+    has nothing left to run: a test may end while work it started goes on (a voice call's
+    evaluation steps), and every test that uses the database gets this."""
+    yield
+    from arena.testing.live import wait_until_worker_settled
+
+    wait_until_worker_settled()
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test database, whose teardown does not fail on a connection some

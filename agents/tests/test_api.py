@@ -19,7 +19,6 @@ from agents.models import (
 )
 from agents.tests.voice_support import VoiceScript, local_agents, record_call
 from arena.contests.flags import visitor_of_address
-from arena.testing.live import worker_idle
 from arena.testing.ratings import quiet_rating_runs
 from arena.testing.waiting import wait_for
 
@@ -132,7 +131,6 @@ def test_vote_reveals_once_and_the_metrics_fill_in_through_the_worker(agents, ce
     assert b["evaluation"]["joint_goal_accuracy"] == 0.0
     assert b["evaluation"]["turns_to_completion"] is None
     assert a["evaluation"]["containment"] is True
-    wait_for(worker_idle)
 
 
 def test_the_reveal_is_progressive(agents, monkeypatch):

@@ -24,9 +24,8 @@ from arena.testing.browser import (
     browser_page,
     watch_page,
 )
-from arena.testing.live import daphne_server, worker_idle
+from arena.testing.live import daphne_server
 from arena.testing.ratings import quiet_rating_runs
-from arena.testing.waiting import wait_for
 
 pytestmark = pytest.mark.browser
 SCREENSHOT = Path("/tmp/voice.png")
@@ -71,8 +70,7 @@ def agents(asgi_live_server, celery_worker, fake_openai, settings, monkeypatch):
     fake_openai.api_key = None
     configs = local_agents(fake_openai)
     Scenario.objects.exclude(slug="haircut-appointment").update(active=False)
-    yield configs
-    wait_for(worker_idle)
+    return configs
 
 
 def test_talk_to_both_agents_vote_and_watch_the_metrics_arrive(
@@ -225,4 +223,3 @@ def test_a_vapi_agent_against_a_retell_agent_in_the_page(
     assert AgentVote.objects.get().overall == "a"
     names = ["Vapi", "Retell", "vapi-default", "retell-default", vapi.api_key, retell.api_key]
     assert frames and not [n for n in names for f in frames if n in f]
-    wait_for(worker_idle)

@@ -19,6 +19,8 @@ from django.conf import settings
 from arena.testing.waiting import wait_for
 from arena.webserver import daphne_command, worker_command
 
+_session_worker: list[object] = []  # the session's worker, once a test has started it
+
 
 @pytest.fixture(scope="session")
 def celery_worker_session(django_db_blocker) -> Iterator[object]:
@@ -29,7 +31,11 @@ def celery_worker_session(django_db_blocker) -> Iterator[object]:
     app.conf.task_always_eager = False
     with start_worker(app, pool="threads", concurrency=8, perform_ping_check=False,
                       loglevel="WARNING", shutdown_timeout=10) as worker:
-        yield worker
+        _session_worker.append(worker)
+        try:
+            yield worker
+        finally:
+            _session_worker.clear()
 
 
 def worker_idle() -> bool:
@@ -46,13 +52,33 @@ def worker_drained() -> bool:
     return not state.active_requests and not state.reserved_requests
 
 
+def worker_settled() -> bool:
+    """Drained, and no task waiting for the worker on the broker. A task sends the next one
+    (a step its follower) while it still runs, so the follower is queued, taken or running
+    whenever the worker is seen drained; the second look catches one taken in between."""
+    from arena.celery import app
+
+    if not worker_drained():
+        return False
+    with app.pool.acquire(block=True) as connection:
+        queued = connection.default_channel.queue_declare(
+            queue=app.conf.task_default_queue).message_count
+    return not queued and worker_drained()
+
+
+def wait_until_worker_settled() -> None:
+    """Wait, if the session's worker runs, until it is settled: before the database is
+    emptied, since a task still writing while the tables are truncated deadlocks the flush
+    (and the next test would find the last one's rows)."""
+    if _session_worker:
+        wait_for(worker_settled, timeout=120, what="the worker's tasks to finish before the flush")
+
+
 @pytest.fixture
 def celery_worker(celery_worker_session, transactional_db):
-    """A running worker; the test's writes are committed so the worker sees them. It is
-    drained before the database is emptied: a task still writing when the tables are
-    truncated deadlocks the flush (and the next test finds the last one's rows)."""
-    yield celery_worker_session
-    wait_for(worker_drained, timeout=120, what="the test's tasks to finish before the flush")
+    """A running worker; the test's writes are committed so the worker sees them (the root
+    conftest settles it before the flush)."""
+    return celery_worker_session
 
 
 @pytest.fixture(scope="session")

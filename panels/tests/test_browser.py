@@ -15,7 +15,7 @@ import pytest
 from arena.testing.browser import browser_page
 from arena.testing.ratings import quiet_rating_runs
 from panels.models import Panel, PanelStatus
-from panels.tests.panel_support import PanelScript, make_model, wait_for, worker_idle
+from panels.tests.panel_support import PanelScript, make_model
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +48,6 @@ def script(asgi_live_server, celery_worker, fake_openai, fake_anthropic,
     make_model(fake_openai, "qwen2.5-coder-0.5b", api_key_env="")
     quiet_rating_runs(monkeypatch, script.rating_runs)
     yield script
-    wait_for(worker_idle)  # nothing may touch the database while it is flushed
 
 
 @pytest.fixture

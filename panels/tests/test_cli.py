@@ -7,13 +7,12 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from panels.models import Panel, PanelOrigin, PanelStatus
-from panels.tests.panel_support import failing, panel_setup, wait_for, worker_idle
+from panels.tests.panel_support import failing, panel_setup
 
 
 @pytest.fixture
 def panel_models(celery_worker, fake_openai, fake_anthropic, settings, monkeypatch):
     yield panel_setup(fake_openai, fake_anthropic, settings, monkeypatch)
-    wait_for(worker_idle)  # nothing may touch the database while it is flushed
 
 
 class FakeTerminal(io.StringIO):
