@@ -53,17 +53,23 @@ def worker_drained() -> bool:
 
 
 def worker_settled() -> bool:
-    """Drained, and no task waiting for the worker on the broker. A task sends the next one
-    (a step its follower) while it still runs, so the follower is queued, taken or running
-    whenever the worker is seen drained; the second look catches one taken in between."""
+    """Drained, no task it holds for later (a countdown: a voted battle's classification),
+    and none waiting for it on the broker. A task sends the next one (a step its follower)
+    while it still runs, so the follower is queued, taken or running whenever the worker is
+    seen drained; the second look catches one taken in between."""
+    from celery.worker import state
+
     from arena.celery import app
 
-    if not worker_drained():
+    def idle() -> bool:
+        return worker_drained() and not state.scheduled_requests
+
+    if not idle():
         return False
     with app.pool.acquire(block=True) as connection:
         queued = connection.default_channel.queue_declare(
             queue=app.conf.task_default_queue).message_count
-    return not queued and worker_drained()
+    return not queued and idle()
 
 
 def wait_until_worker_settled() -> None:
