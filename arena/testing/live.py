@@ -19,7 +19,7 @@ from django.conf import settings
 from arena.testing.waiting import wait_for
 from arena.webserver import daphne_command, worker_command
 
-_session_worker: list[object] = []  # the session's worker, once a test has started it
+_session_worker_running = False  # once a test has started the session's worker
 
 
 @pytest.fixture(scope="session")
@@ -28,14 +28,15 @@ def celery_worker_session(django_db_blocker) -> Iterator[object]:
 
     from arena.celery import app
 
+    global _session_worker_running
     app.conf.task_always_eager = False
     with start_worker(app, pool="threads", concurrency=8, perform_ping_check=False,
                       loglevel="WARNING", shutdown_timeout=10) as worker:
-        _session_worker.append(worker)
+        _session_worker_running = True
         try:
             yield worker
         finally:
-            _session_worker.clear()
+            _session_worker_running = False
 
 
 def worker_idle() -> bool:
@@ -76,7 +77,7 @@ def wait_until_worker_settled() -> None:
     """Wait, if the session's worker runs, until it is settled: before the database is
     emptied, since a task still writing while the tables are truncated deadlocks the flush
     (and the next test would find the last one's rows)."""
-    if _session_worker:
+    if _session_worker_running:
         wait_for(worker_settled, timeout=120, what="the worker's tasks to finish before the flush")
 
 

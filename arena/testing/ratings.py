@@ -5,7 +5,8 @@ from __future__ import annotations
 
 def quiet_rating_runs(monkeypatch, runs: list | None = None) -> list:  # noqa: ANN001
     """Record the leaderboard's debounced runs (as ``(board_name,)``) instead of sending
-    them: sent, they would run 20 s later, in the middle of another test."""
+    them: the test reads which runs its votes asked for, and neither waits for them nor
+    has them change the board under it."""
     from leaderboard import services as leaderboard_services
 
     runs = [] if runs is None else runs

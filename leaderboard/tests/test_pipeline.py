@@ -27,8 +27,7 @@ def test_votes_reach_the_board_through_the_worker(celery_worker, settings):
     for choice in ("left_better", "left_better", "tie"):
         vote_on(answered_battle(model_a=alpha, model_b=beta), choice=choice)
 
-    # (one run per burst is asserted in test_debounce; a worker shared with other tests
-    # may hold their debounced runs too, so this test does not count runs)
+    # (one run per burst is asserted in test_debounce)
     assert wait_for(lambda: RatingRun.objects.filter(
         status="succeeded", trigger="votes", outcomes_processed=3).exists())
 
