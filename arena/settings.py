@@ -291,7 +291,7 @@ CHANNEL_LAYERS = {
 }
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "arena.cache.SharedPoolRedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": env_str("CACHE_PREFIX", "arena"),
     }

@@ -1,0 +1,43 @@
+"""Django's Redis cache with one connection pool per process instead of one per request.
+
+Django keeps a cache object per async context: under ASGI each request gets a new one, and
+Django's client gives each object a pool of its own. Every request that touches the cache then
+opens a new connection to Redis (a TCP handshake and the client's hello), and leaves it to the
+garbage collector. Here the pools live at module level, keyed by server and options, so every
+request of the process borrows a connection that is already open. The client in front of each
+pool is kept too (Django built one per cache call; building it costs more than a ``SET``).
+redis-py's pool and client are thread safe, and the pool starts afresh in a forked child.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import redis
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+
+_clients: dict[tuple[str, str], redis.Redis] = {}
+_clients_lock = threading.Lock()
+
+
+class SharedPoolClient(RedisCacheClient):
+    def get_client(self, key=None, *, write: bool = False) -> redis.Redis:  # noqa: ARG002
+        server = self._servers[self._get_connection_pool_index(write)]
+        shared = (server, repr(sorted(self._pool_options.items(), key=lambda item: item[0])))
+        client = _clients.get(shared)
+        if client is None:
+            with _clients_lock:
+                client = _clients.get(shared)
+                if client is None:
+                    pool = self._pool_class.from_url(server, **self._pool_options)
+                    client = _clients[shared] = self._client(connection_pool=pool)
+        return client
+
+    def _get_connection_pool(self, write: bool) -> redis.ConnectionPool:
+        return self.get_client(write=write).connection_pool
+
+
+class SharedPoolRedisCache(RedisCache):
+    def __init__(self, server, params) -> None:
+        super().__init__(server, params)
+        self._class = SharedPoolClient
