@@ -13,7 +13,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from arena.aio import reused_request_threads  # noqa: E402
 from arena.routing import websocket_urlpatterns  # noqa: E402
-from arena.webserver import accept_one_at_a_time  # noqa: E402
+from arena.webserver import accept_one_at_a_time, settle_heap  # noqa: E402
 
 accept_one_at_a_time()
 
@@ -25,3 +25,4 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+settle_heap()
