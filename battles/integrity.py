@@ -18,5 +18,5 @@ def _cast(choice, winner, model_a, model_b, at) -> CastVote:
 
 
 COUNTED_VOTES = CountedVotes(
-    mode="battles", model=Vote, session="battle__session_key",
+    mode="battles", model=Vote, session="session_key",
     facts=("choice", "winner", "model_a_id", "model_b_id"), cast=_cast)

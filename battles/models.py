@@ -166,6 +166,9 @@ class Response(Step):
 class Vote(CountedVote):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     battle = models.OneToOneField(Battle, on_delete=models.CASCADE, related_name="vote")
+    session_key = models.CharField(
+        max_length=64, blank=True,
+        help_text="The voter's session, as its battle holds it (the daily cap counts by it).")
     choice = models.CharField(max_length=20, choices=VoteChoice.choices)
     winner = models.CharField(max_length=10, choices=Winner.choices)
     score_a = models.FloatField()
@@ -203,16 +206,25 @@ class Vote(CountedVote):
             ),
             models.CheckConstraint(condition=Q(winner__in=Winner.values), name="vote_winner_valid"),
         ]
-        indexes = [models.Index(fields=["created_at"], condition=Q(categories_pending=True),
-                                name="vote_categories_pending")]
+        indexes = [
+            models.Index(fields=["created_at"], condition=Q(categories_pending=True),
+                         name="vote_categories_pending"),
+            # The daily cap's two lookups (arena.contests.counting): a visitor's counted votes
+            # since a time, read in order up to the cap, whatever the day's other votes.
+            models.Index(fields=["session_key", "created_at"],
+                         condition=Q(counts_for_rating=True), name="vote_counted_by_session"),
+            models.Index(fields=["voter", "created_at"],
+                         condition=Q(counts_for_rating=True), name="vote_counted_by_voter"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.choice} on {self.battle_id}"
 
     @staticmethod
     def facts_of(battle: Battle) -> dict:
-        """The battle's pair, categories and language, as a vote on it keeps them."""
-        return {"model_a_id": battle.model_a_id, "model_b_id": battle.model_b_id,
+        """The battle's session, pair, categories and language, as a vote on it keeps them."""
+        return {"session_key": battle.session_key,
+                "model_a_id": battle.model_a_id, "model_b_id": battle.model_b_id,
                 "categories": battle.categories, "language": battle.language}
 
     @staticmethod

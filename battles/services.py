@@ -18,10 +18,10 @@ from arena.errors import RuleError
 from arena.inputs import check_storable, clean_text, parse_uuid
 from arena.llm import estimate_tokens
 from arena.llm.context import BYTES_PER_TOKEN, estimate_input_tokens, fits, input_budget
-from arena.queries import one_or_none
 from arena.ratelimit import provider_budget
 from arena.steps import StepStatus, failed_for_good, step_enqueue
 from arena.streaming import stop_stream_sync
+from battles import rows
 from battles.categories import classify_after_vote, tag_multi_turn
 from battles.integrity import COUNTED_VOTES
 from battles.models import (
@@ -78,19 +78,10 @@ def _clean_prompt(prompt: str) -> str:
     return clean_text(prompt, empty=PROMPT_EMPTY, too_long=PROMPT_TOO_LONG, field="The prompt")
 
 
-def _locked(battle_id, *, session_key: str | None = None) -> Battle:
-    """The battle under its row lock, with its models and its vote if any (``_voted``);
-    given ``session_key``, only if that session owns it (else 404)."""
-    battles = (Battle.objects.select_for_update(of=("self",))
-               .select_related("model_a", "model_b", "vote"))
-    if session_key is None:
-        return battles.get(pk=battle_id)
-    battle_id = parse_uuid(battle_id)
-    battle = (one_or_none(battles.filter(pk=battle_id, session_key=session_key))
-              if battle_id and session_key else None)
-    if battle is None:
-        raise RuleError(BATTLE_NOT_FOUND, status=404)
-    return battle
+def _locked(battle_id) -> Battle:
+    """The battle under its row lock, with its models and its vote if any (``_voted``)."""
+    return (Battle.objects.select_for_update(of=("self",))
+            .select_related("model_a", "model_b", "vote").get(pk=battle_id))
 
 
 def _voted(battle: Battle) -> bool:
@@ -120,13 +111,6 @@ def thread_create(*, session_key: str, title: str = "") -> Thread:
     if len(title) > TITLE_LIMIT:
         raise RuleError(TITLE_TOO_LONG.format(limit=TITLE_LIMIT, length=len(title)), status=422)
     return Thread.objects.create(session_key=session_key, title=title)
-
-
-def _touch(battle: Battle) -> None:
-    """The battle and its session were active now (the sidebar sorts by it)."""
-    now = timezone.now()
-    Battle.objects.filter(pk=battle.pk).update(last_active_at=now)
-    Thread.objects.filter(pk=battle.thread_id).update(last_active_at=now)
 
 
 def battle_create(
@@ -188,7 +172,7 @@ def battle_follow_up(*, battle: Battle, prompt: str) -> Turn:
         provider_budget([battle.model_a.provider, battle.model_b.provider])
         turn = _add_turn(battle, text, len(turns) + 1)
         tag_multi_turn(battle)
-        _touch(battle)
+        rows.touch(battle, timezone.now())
     return turn
 
 
@@ -269,7 +253,7 @@ def battle_stop(*, battle: Battle) -> Turn:
                                          "output_tokens", "lease_expires_at", "generation",
                                          "updated_at", *style])
             transaction.on_commit(lambda r=response: announce_stopped(battle, r))
-        _touch(battle)
+        rows.touch(battle, timezone.now())
     logger.info("battle %s: %d answers stopped", battle.id, len(unfinished))
     return turn
 
@@ -278,35 +262,41 @@ def battle_vote(*, battle_id, session_key: str, choice: str, voter: str = "") ->
     """Record the one vote of the session's battle (404 if the session does not own it),
     reveal the models (the vote's ``battle`` has them), update the online Elo. ``voter``: the
     client address as :func:`arena.contests.flags.visitor_of_address` keys it (the daily cap
-    on counted votes applies to it as well as to the session)."""
+    on counted votes applies to it as well as to the session). Its reads and writes are
+    :mod:`battles.vote_rows`' plain statements: it is the busiest write."""
     require_choice(choice)
+    battle_id = parse_uuid(battle_id)
 
-    def record(locked: Battle) -> Vote:
-        winner, score_a, score_b = vote_outcome(choice, a_position=locked.model_a_position)
-        # Every answer with its turn, in one query (the conversation as the leak check reads it).
-        answers = list(Response.objects.filter(turn__battle_id=locked.pk).select_related("turn")
-                       .order_by("turn__index", "slot"))
-        statuses = [r.status for r in answers]
+    def lock() -> rows.Ballot:
+        ballot = (rows.ballot_locked(battle_id, session_key)
+                  if battle_id and session_key else None)
+        if ballot is None:
+            raise RuleError(BATTLE_NOT_FOUND, status=404)
+        return ballot
+
+    def record(ballot: rows.Ballot) -> Vote:
+        battle = ballot.battle
+        winner, score_a, score_b = vote_outcome(choice, a_position=battle.model_a_position)
+        answers = rows.answers(battle)
+        statuses = [a.status for a in answers]
         failed = failed_for_good(statuses)
         if not (failed and choice == VoteChoice.BOTH_BAD):
             _require_answers_complete(statuses)
-        _touch(locked)
+        rows.touch(battle, timezone.now())
         eligibility = ({"counts_for_rating": False, "exclusion_reason": ANSWER_FAILED_VOTE}
-                       if failed else _rating_eligibility(locked, answers))
+                       if failed else _rating_eligibility(battle, answers))
         if eligibility["counts_for_rating"]:
-            eligibility.update(COUNTED_VOTES.eligibility(session_key=locked.session_key,
-                                                         voter=voter))
-        pending = locked.classified_at is None
-        if pending:
+            eligibility.update(COUNTED_VOTES.eligibility(session_key=session_key, voter=voter))
+        if ballot.unclassified:
             classify_after_vote()
-        return Vote.objects.create(
-            battle=locked, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
-            voter=voter, categories_pending=pending, **eligibility, **Vote.facts_of(locked),
-            **Vote.style_sums(answers))
+        return rows.vote_insert(Vote(
+            battle=battle, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
+            voter=voter, categories_pending=ballot.unclassified, **eligibility,
+            **Vote.facts_of(battle), **Vote.style_sums(answers)))
 
     vote = vote_once(
-        lock=lambda: _locked(battle_id, session_key=session_key),
-        has_vote=_voted,
+        lock=lock,
+        has_vote=lambda ballot: ballot.voted,
         record=record,
         already_voted=BATTLE_ALREADY_VOTED,
         announce=lambda v: vote_recorded.send(sender=Vote, vote=v),
@@ -315,10 +305,10 @@ def battle_vote(*, battle_id, session_key: str, choice: str, voter: str = "") ->
     return vote
 
 
-def _rating_eligibility(battle: Battle, answers: list[Response]) -> dict:
+def _rating_eligibility(battle: Battle, answers: list[rows.Answer]) -> dict:
     """A vote whose conversation names either model does not count (FastChat's rule)."""
-    prompts = {r.turn_id: r.turn.prompt for r in answers}
-    texts = list(prompts.values()) + [r.text for r in answers]
+    prompts = {a.turn_index: a.prompt for a in answers}
+    texts = list(prompts.values()) + [a.text for a in answers]
     leaked = leaked_identity(texts, [battle.model_a, battle.model_b])
     return {
         "counts_for_rating": leaked is None,

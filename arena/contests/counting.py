@@ -18,10 +18,10 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
-from django.db import models
+from django.db import connection, models
 from django.dispatch import receiver
 from django.utils import timezone
 
@@ -36,6 +36,10 @@ from arena.contests.flags import (
 from arena.contests.integrity import CastVote
 
 logger = logging.getLogger(__name__)
+
+# A time no vote is counted from, standing for each run's own in the statement built once.
+_SINCE_MARKER = datetime(2001, 2, 3, 4, 5, 6, 789, tzinfo=UTC)
+_over_cap_statements: dict[tuple, tuple[str, list]] = {}
 
 
 @dataclass(frozen=True)
@@ -60,17 +64,50 @@ class CountedVotes:
 
         Each side is one indexed lookup that stops at the cap (does the cap-th counted vote
         of the day exist?): its cost does not grow with the day's votes, nor with a busy
-        address's."""
+        address's. Both run as one statement, built once (:meth:`_over_cap_statement`): a
+        vote asks this every time."""
         cap = settings.ARENA_COUNTED_VOTES_PER_DAY
-        counted = self.model.objects.filter(
-            counts_for_rating=True, created_at__gte=timezone.now() - timedelta(days=1)).order_by()
-        over = (session_key and counted.filter(**{self.session: session_key})[cap - 1:].exists()
-                ) or (voter and counted.filter(voter=voter)[
-                    cap * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER - 1:].exists())
+        sides = [(lookup, limit, value) for lookup, limit, value in (
+            (self.session, cap, session_key),
+            ("voter", cap * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER, voter)) if value]
+        if not sides:
+            return {}
+        sql, slots = self._over_cap_statement(tuple((lookup, limit) for lookup, limit, _ in sides))
+        since = self.model._meta.get_field("created_at").get_db_prep_value(
+            timezone.now() - timedelta(days=1), connection)
+        values = [value for _, _, value in sides]
+        params = [since if slot == "since" else values[slot] if isinstance(slot, int)
+                  else slot[1] for slot in slots]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            over = any(cursor.fetchone())
         if over:
             return {"counts_for_rating": False,
                     "exclusion_reason": OVER_DAILY_CAP.format(cap=cap)}
         return {}
+
+    def _over_cap_statement(self, sides: tuple[tuple[str, int], ...]) -> tuple[str, list]:
+        """``SELECT EXISTS (…), …``, one per ``(lookup, limit)``: does the limit-th counted
+        vote since a time, with a value at the lookup, exist? The ORM builds it once per
+        process (building costs more than the database's answer) with marker values; the
+        parameters' slots say where each run's values go: ``"since"``, the index of the
+        side's value, or ``("constant", value)``."""
+        key = (self.mode, sides, connection.vendor)
+        if key not in _over_cap_statements:
+            since = self.model._meta.get_field("created_at").get_db_prep_value(
+                _SINCE_MARKER, connection)
+            parts, slots = [], []
+            for index, (lookup, limit) in enumerate(sides):
+                marker = f"<the value of side {index}>"
+                query = (self.model.objects.filter(
+                    counts_for_rating=True, created_at__gte=_SINCE_MARKER, **{lookup: marker})
+                    .order_by()[limit - 1:].query.exists())
+                sql, params = query.get_compiler(connection=connection).as_sql()
+                parts.append(f"EXISTS ({sql})")
+                slots += ["since" if param == since else index if param == marker
+                          else ("constant", param) for param in params]
+            _over_cap_statements[key] = ("SELECT " + ", ".join(parts), slots)
+        return _over_cap_statements[key]
 
     def sweep(self) -> dict[str, int]:
         """Flag the visitors whose recent votes are far beyond chance, then stop counting

@@ -80,3 +80,37 @@ def test_votes_get_their_style_and_battles_with_follow_ups_are_multi_turn():
     assert (category_tags(one.categories), category_tags(two.categories)) == (
         set(), {"multi_turn"})
     assert category_tags(two.battle.categories) == {"multi_turn"}
+
+
+BEFORE_VOTE_SESSIONS = [("battles", "0013_vote_categories_pending")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_votes_take_their_battles_session_by_which_the_daily_cap_counts():
+    executor = MigrationExecutor(connection)
+    leaves = executor.loader.graph.leaf_nodes()
+    executor.migrate(BEFORE_VOTE_SESSIONS)
+    old = executor.loader.project_state(BEFORE_VOTE_SESSIONS).apps
+    from arena.models import AIModel
+
+    for slug in ("m1", "m2"):
+        AIModel.objects.create(slug=slug, name=slug, provider="p", api_model=slug,
+                               provider_kind="openai")
+    Thread, Battle, Vote = (old.get_model("battles", name) for name in ("Thread", "Battle",
+                                                                         "Vote"))
+    voted = {}
+    for key in ("visitor-1", "visitor-2"):
+        thread = Thread.objects.create(session_key=key, title="t")
+        battle = Battle.objects.create(session_key=key, thread=thread, model_a_id="m1",
+                                       model_b_id="m2", model_a_position="left", title="t")
+        voted[key] = Vote.objects.create(battle=battle, choice="tie", winner="tie",
+                                         score_a=0.5, score_b=0.5, model_a_id="m1",
+                                         model_b_id="m2").pk
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(leaves)
+
+    from battles.models import Vote as NewVote
+
+    assert {key: NewVote.objects.get(pk=pk).session_key for key, pk in voted.items()} == {
+        "visitor-1": "visitor-1", "visitor-2": "visitor-2"}

@@ -154,6 +154,38 @@ class TestFollowUpAndVoteRules:
         assert vote.counts_for_rating
 
 
+@pytest.mark.django_db(transaction=True)
+def test_votes_sent_at_once_on_one_battle_store_one_and_move_the_elo_once():
+    """Eight sessions' requests for the same battle arrive together: the battle's row lock
+    (or, where it slips, the one-vote constraint) lets exactly one through."""
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    from django.db import connection
+
+    from leaderboard.online_elo import elo_applied
+
+    battle = answered_battle()
+    start = Barrier(8)
+
+    def cast(choice: str) -> str:
+        try:
+            start.wait()
+            vote_on(battle, choice=choice)
+            return "stored"
+        except RuleError as err:
+            return err.message
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = list(pool.map(cast, ["left_better", "right_better"] * 4))
+    assert outcomes.count("stored") == 1
+    assert outcomes.count(services.BATTLE_ALREADY_VOTED) == 7
+    assert Vote.objects.filter(battle=battle).count() == 1
+    assert elo_applied("text") == 1
+
+
 @pytest.mark.django_db
 class TestIdentityFilter:
     def test_vote_naming_a_model_is_kept_but_not_counted(self):
