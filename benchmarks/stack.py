@@ -12,6 +12,7 @@ its own on REDIS_URL), daphne and Celery workers started as the run command star
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
 import shutil
@@ -164,18 +165,34 @@ def migrated_stack(stack: contextlib.ExitStack, info: dict) -> None:
 
 
 def cpu_seconds() -> dict[str, float]:
-    """CPU time (user + system) used so far by each started process and by this one."""
+    """CPU time (user + system) used so far by each started process and by this one, and by
+    a PostgreSQL server running on this host (every one of its processes, and the ended
+    connections its postmaster collected)."""
     tick = os.sysconf("SC_CLK_TCK")
 
-    def used(pid: int | str) -> float:
+    def used(pid: int | str, *, children: bool = False) -> float:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             return float("nan")
-        return (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        # utime, stime (and cutime, cstime: its children that ended)
+        return sum(int(f) for f in fields[11:15 if children else 13]) / tick
 
-    return {"this process (clients, provider)": used("self"),
-            **{role: used(process.pid) for role, process in STARTED.items()}}
+    seconds = {"this process (clients, provider)": used("self"),
+               **{role: used(process.pid) for role, process in STARTED.items()}}
+    postgres = [pid for pid in os.listdir("/proc") if pid.isdigit()
+                and _read(f"/proc/{pid}/comm") == "postgres"]
+    if postgres:
+        times = [used(pid, children=True) for pid in postgres]
+        seconds["PostgreSQL server"] = sum(t for t in times if not math.isnan(t))
+    return seconds
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return ""
 
 
 def cpu_report(before: dict[str, float], after: dict[str, float]) -> str:
