@@ -92,8 +92,7 @@ def ballot_locked(battle_id: uuid.UUID, session_key: str) -> Ballot | None:
     ], [battle_id, session_key, uuid.UUID(str(thread_id)), model_a.slug, model_b.slug, position,
         categories, language])
     battle.model_a, battle.model_b = model_a, model_b
-    return Ballot(battle=battle, voted=bool(voted),
-                  unclassified=bool(unclassified))
+    return Ballot(battle=battle, voted=bool(voted), unclassified=bool(unclassified))
 
 
 def _model(values: list) -> AIModel:
@@ -142,7 +141,7 @@ def touch(battle: Battle, now) -> None:
 
 
 @cache
-def _vote_fields(vendor: str) -> tuple[list, str]:  # noqa: ARG001
+def _vote_fields(vendor: str) -> tuple[list, str]:  # noqa: ARG001 - per database kind
     fields = list(Vote._meta.concrete_fields)
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
@@ -150,8 +149,9 @@ def _vote_fields(vendor: str) -> tuple[list, str]:  # noqa: ARG001
 
 
 def vote_insert(vote: Vote) -> Vote:
-    """Store a new vote (every field prepared as the ORM's insert prepares it); the same vote,
-    now saved."""
+    """Store a new vote (every field prepared as the ORM's insert prepares it; no model
+    signals, which nothing listens to for votes: the vote's own signal is sent by the
+    service); the same vote, now saved."""
     fields, sql = _vote_fields(connection.vendor)
     with connection.cursor() as cursor:
         cursor.execute(sql, [f.get_db_prep_save(f.pre_save(vote, add=True), connection)
