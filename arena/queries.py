@@ -1,7 +1,9 @@
-"""Helpers for the reads every mode makes."""
+"""Helpers for the reads every mode makes, and for the few statements a hot path writes out
+itself (the names it quotes)."""
 
 from __future__ import annotations
 
+from django.db import connection, models
 from django.db.models import QuerySet
 
 
@@ -16,3 +18,13 @@ def one_or_none(queryset: QuerySet):
         return queryset.get()
     except queryset.model.DoesNotExist:
         return None
+
+
+def table_name(model: type[models.Model]) -> str:
+    """The model's table, quoted for this database."""
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def column_name(model: type[models.Model], field: str) -> str:
+    """The column of one of the model's fields, quoted for this database."""
+    return connection.ops.quote_name(model._meta.get_field(field).column)

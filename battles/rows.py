@@ -18,6 +18,7 @@ from typing import NamedTuple
 from django.db import connection
 
 from arena.models import AIModel
+from arena.queries import column_name, table_name
 from battles.models import Battle, Response, Thread, Turn, Vote
 
 # What the leak check reads of a model (arena.contests.leaks.identity_terms).
@@ -45,32 +46,25 @@ class Answer(NamedTuple):
     md_bold: int
 
 
-def _table(model) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
-
-
-def _column(model, name: str) -> str:
-    return connection.ops.quote_name(model._meta.get_field(name).column)
-
-
 @cache
 def _ballot_sql(vendor: str) -> str:  # noqa: ARG001 - one statement per database kind
     def model_columns(alias: str) -> str:
-        return ", ".join(f"{alias}.{_column(AIModel, name)}" for name in MODEL_FIELDS)
+        return ", ".join(f"{alias}.{column_name(AIModel, name)}" for name in MODEL_FIELDS)
 
     lock = (" FOR UPDATE OF b" if connection.features.has_select_for_update_of
             else " FOR UPDATE" if connection.features.has_select_for_update else "")
-    b = {name: f"b.{_column(Battle, name)}" for name in
+    b = {name: f"b.{column_name(Battle, name)}" for name in
          ("id", "session_key", "thread", "model_a", "model_b", "model_a_position",
           "categories", "language", "classified_at")}
     return (
         f"SELECT {b['model_a_position']}, {b['thread']}, {b['categories']}, {b['language']}, "
-        f"EXISTS (SELECT 1 FROM {_table(Vote)} v WHERE v.{_column(Vote, 'battle')} = {b['id']}),"
+        f"EXISTS (SELECT 1 FROM {table_name(Vote)} v "
+        f"WHERE v.{column_name(Vote, 'battle')} = {b['id']}),"
         f" {b['classified_at']} IS NULL, "
         f"{model_columns('ma')}, {model_columns('mb')} "
-        f"FROM {_table(Battle)} b "
-        f"JOIN {_table(AIModel)} ma ON ma.{_column(AIModel, 'slug')} = {b['model_a']} "
-        f"JOIN {_table(AIModel)} mb ON mb.{_column(AIModel, 'slug')} = {b['model_b']} "
+        f"FROM {table_name(Battle)} b "
+        f"JOIN {table_name(AIModel)} ma ON ma.{column_name(AIModel, 'slug')} = {b['model_a']} "
+        f"JOIN {table_name(AIModel)} mb ON mb.{column_name(AIModel, 'slug')} = {b['model_b']} "
         f"WHERE {b['id']} = %s AND {b['session_key']} = %s{lock}")
 
 
@@ -105,14 +99,14 @@ def _model(values: list) -> AIModel:
 
 @cache
 def _answers_sql(vendor: str) -> str:  # noqa: ARG001 - one statement per database kind
-    r = {name: f"r.{_column(Response, name)}" for name in Answer._fields[2:]}
+    r = {name: f"r.{column_name(Response, name)}" for name in Answer._fields[2:]}
     return (
-        f"SELECT t.{_column(Turn, 'index')}, t.{_column(Turn, 'prompt')}, "
+        f"SELECT t.{column_name(Turn, 'index')}, t.{column_name(Turn, 'prompt')}, "
         f"{', '.join(r.values())} "
-        f"FROM {_table(Response)} r JOIN {_table(Turn)} t "
-        f"ON t.{_column(Turn, 'id')} = r.{_column(Response, 'turn')} "
-        f"WHERE t.{_column(Turn, 'battle')} = %s "
-        f"ORDER BY t.{_column(Turn, 'index')}, {r['slot']}")
+        f"FROM {table_name(Response)} r JOIN {table_name(Turn)} t "
+        f"ON t.{column_name(Turn, 'id')} = r.{column_name(Response, 'turn')} "
+        f"WHERE t.{column_name(Turn, 'battle')} = %s "
+        f"ORDER BY t.{column_name(Turn, 'index')}, {r['slot']}")
 
 
 def answers(battle: Battle) -> list[Answer]:
@@ -125,8 +119,8 @@ def answers(battle: Battle) -> list[Answer]:
 
 @cache
 def _touch_sql(vendor: str) -> list[str]:  # noqa: ARG001 - statements per database kind
-    return [f"UPDATE {_table(model)} SET {_column(model, 'last_active_at')} = %s "
-            f"WHERE {_column(model, 'id')} = %s" for model in (Battle, Thread)]
+    return [f"UPDATE {table_name(model)} SET {column_name(model, 'last_active_at')} = %s "
+            f"WHERE {column_name(model, 'id')} = %s" for model in (Battle, Thread)]
 
 
 def touch(battle: Battle, now) -> None:
@@ -145,7 +139,7 @@ def _vote_fields(vendor: str) -> tuple[list, str]:  # noqa: ARG001 - per databas
     fields = list(Vote._meta.concrete_fields)
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
-    return fields, f"INSERT INTO {_table(Vote)} ({columns}) VALUES ({marks})"
+    return fields, f"INSERT INTO {table_name(Vote)} ({columns}) VALUES ({marks})"
 
 
 def vote_insert(vote: Vote) -> Vote:

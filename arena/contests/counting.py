@@ -18,7 +18,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, models
@@ -34,22 +34,21 @@ from arena.contests.flags import (
     visitors_flag,
 )
 from arena.contests.integrity import CastVote
+from arena.queries import column_name, table_name
 
 logger = logging.getLogger(__name__)
 
-# A time no vote is counted from, standing for each run's own in the statement built once.
-_SINCE_MARKER = datetime(2001, 2, 3, 4, 5, 6, 789, tzinfo=UTC)
-_over_cap_statements: dict[tuple, tuple[str, list]] = {}
+_over_cap_statements: dict[tuple, str] = {}
 
 
 @dataclass(frozen=True)
 class CountedVotes:
     """A mode's votes as the integrity rules see them.
 
-    ``session``: the lookup of the voter's session key; ``facts``: the fields ``cast`` reads,
-    given with ``created_at`` last, returning the vote as the tests see it (None: not a vote,
-    e.g. a reveal); ``recounted``: called with the votes whose counting changed (a mode that
-    keeps a tally re-counts it)."""
+    ``session``: the vote model's field holding the voter's session key; ``facts``: the fields
+    ``cast`` reads, given with ``created_at`` last, returning the vote as the tests see it
+    (None: not a vote, e.g. a reveal); ``recounted``: called with the votes whose counting
+    changed (a mode that keeps a tally re-counts it)."""
 
     mode: str
     model: type[models.Model]
@@ -67,46 +66,35 @@ class CountedVotes:
         address's. Both run as one statement, built once (:meth:`_over_cap_statement`): a
         vote asks this every time."""
         cap = settings.ARENA_COUNTED_VOTES_PER_DAY
-        sides = [(lookup, limit, value) for lookup, limit, value in (
+        sides = [(field, limit, value) for field, limit, value in (
             (self.session, cap, session_key),
             ("voter", cap * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER, voter)) if value]
         if not sides:
             return {}
-        sql, slots = self._over_cap_statement(tuple((lookup, limit) for lookup, limit, _ in sides))
+        statement = self._over_cap_statement(tuple((field, limit) for field, limit, _ in sides))
         since = self.model._meta.get_field("created_at").get_db_prep_value(
             timezone.now() - timedelta(days=1), connection)
-        values = [value for _, _, value in sides]
-        params = [since if slot == "since" else values[slot] if isinstance(slot, int)
-                  else slot[1] for slot in slots]
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(statement, [param for _, _, value in sides for param in (value, since)])
             over = any(cursor.fetchone())
         if over:
             return {"counts_for_rating": False,
                     "exclusion_reason": OVER_DAILY_CAP.format(cap=cap)}
         return {}
 
-    def _over_cap_statement(self, sides: tuple[tuple[str, int], ...]) -> tuple[str, list]:
-        """``SELECT EXISTS (…), …``, one per ``(lookup, limit)``: does the limit-th counted
-        vote since a time, with a value at the lookup, exist? The ORM builds it once per
-        process (building costs more than the database's answer) with marker values; the
-        parameters' slots say where each run's values go: ``"since"``, the index of the
-        side's value, or ``("constant", value)``."""
+    def _over_cap_statement(self, sides: tuple[tuple[str, int], ...]) -> str:
+        """``SELECT EXISTS (…), …``, one per ``(field, limit)``: does the limit-th counted vote
+        with a value in the field, since a time, exist? (Parameters: each side's value and
+        time.) Built once per process and database kind."""
         key = (self.mode, sides, connection.vendor)
         if key not in _over_cap_statements:
-            since = self.model._meta.get_field("created_at").get_db_prep_value(
-                _SINCE_MARKER, connection)
-            parts, slots = [], []
-            for index, (lookup, limit) in enumerate(sides):
-                marker = f"<the value of side {index}>"
-                query = (self.model.objects.filter(
-                    counts_for_rating=True, created_at__gte=_SINCE_MARKER, **{lookup: marker})
-                    .order_by()[limit - 1:].query.exists())
-                sql, params = query.get_compiler(connection=connection).as_sql()
-                parts.append(f"EXISTS ({sql})")
-                slots += ["since" if param == since else index if param == marker
-                          else ("constant", param) for param in params]
-            _over_cap_statements[key] = ("SELECT " + ", ".join(parts), slots)
+            table = table_name(self.model)
+            counted, created = (column_name(self.model, name)
+                                for name in ("counts_for_rating", "created_at"))
+            _over_cap_statements[key] = "SELECT " + ", ".join(
+                f"EXISTS (SELECT 1 FROM {table} WHERE {column_name(self.model, field)} = %s "
+                f"AND {counted} AND {created} >= %s LIMIT 1 OFFSET {limit - 1})"
+                for field, limit in sides)
         return _over_cap_statements[key]
 
     def sweep(self) -> dict[str, int]:
