@@ -7,24 +7,30 @@ from django.db.migrations.executor import MigrationExecutor
 BEFORE_THREADS = [("battles", "0006_response_stopped")]
 
 
-@pytest.mark.django_db(transaction=True)
-def test_every_battle_saved_before_threads_gets_a_thread_of_its_own():
+def rewound_to(target):
+    """The schema (its apps) as it was at ``target``, with models m1 and m2 to battle, and a
+    function that migrates the database on to the latest schema."""
     executor = MigrationExecutor(connection)
     leaves = executor.loader.graph.leaf_nodes()
-    executor.migrate(BEFORE_THREADS)
-    old = executor.loader.project_state(BEFORE_THREADS).apps
+    executor.migrate(target)
     from arena.models import AIModel
 
     for slug in ("m1", "m2"):
         AIModel.objects.create(slug=slug, name=slug, provider="p", api_model=slug,
                                provider_kind="openai")
+    return (executor.loader.project_state(target).apps,
+            lambda: MigrationExecutor(connection).migrate(leaves))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_battle_saved_before_threads_gets_a_thread_of_its_own():
+    old, migrate_to_latest = rewound_to(BEFORE_THREADS)
     OldBattle = old.get_model("battles", "Battle")
     saved = [OldBattle.objects.create(session_key=f"visitor-{n}", model_a_id="m1",
                                       model_b_id="m2", model_a_position="left",
                                       title=f"Question {n}") for n in range(2)]
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(leaves)
+    migrate_to_latest()
 
     from battles.models import Battle
 
@@ -41,15 +47,7 @@ BEFORE_CATEGORIES = [("battles", "0009_response_markdown_style")]
 
 @pytest.mark.django_db(transaction=True)
 def test_votes_get_their_style_and_battles_with_follow_ups_are_multi_turn():
-    executor = MigrationExecutor(connection)
-    leaves = executor.loader.graph.leaf_nodes()
-    executor.migrate(BEFORE_CATEGORIES)
-    old = executor.loader.project_state(BEFORE_CATEGORIES).apps
-    from arena.models import AIModel
-
-    for slug in ("m1", "m2"):
-        AIModel.objects.create(slug=slug, name=slug, provider="p", api_model=slug,
-                               provider_kind="openai")
+    old, migrate_to_latest = rewound_to(BEFORE_CATEGORIES)
     Thread, Battle, Turn, Response, Vote = (old.get_model("battles", name) for name in (
         "Thread", "Battle", "Turn", "Response", "Vote"))
     thread = Thread.objects.create(session_key="v", title="t")
@@ -66,8 +64,7 @@ def test_votes_get_their_style_and_battles_with_follow_ups_are_multi_turn():
                             score_b=0.5)
         battles.append(battle)
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(leaves)
+    migrate_to_latest()
 
     from arena.prompt_categories import category_tags
     from battles.models import Vote as NewVote
@@ -87,15 +84,7 @@ BEFORE_VOTE_SESSIONS = [("battles", "0013_vote_categories_pending")]
 
 @pytest.mark.django_db(transaction=True)
 def test_votes_take_their_battles_session_by_which_the_daily_cap_counts():
-    executor = MigrationExecutor(connection)
-    leaves = executor.loader.graph.leaf_nodes()
-    executor.migrate(BEFORE_VOTE_SESSIONS)
-    old = executor.loader.project_state(BEFORE_VOTE_SESSIONS).apps
-    from arena.models import AIModel
-
-    for slug in ("m1", "m2"):
-        AIModel.objects.create(slug=slug, name=slug, provider="p", api_model=slug,
-                               provider_kind="openai")
+    old, migrate_to_latest = rewound_to(BEFORE_VOTE_SESSIONS)
     Thread, Battle, Vote = (old.get_model("battles", name) for name in ("Thread", "Battle",
                                                                          "Vote"))
     voted = {}
@@ -107,8 +96,7 @@ def test_votes_take_their_battles_session_by_which_the_daily_cap_counts():
                                          score_a=0.5, score_b=0.5, model_a_id="m1",
                                          model_b_id="m2").pk
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(leaves)
+    migrate_to_latest()
 
     from battles.models import Vote as NewVote
 
