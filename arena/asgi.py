@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP through Django, websockets through each app's routing."""
+"""ASGI entry point: HTTP through Django (public answers repeated from memory before it,
+arena.edge), websockets through each app's routing."""
 
 import os
 
@@ -12,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from arena.aio import reused_request_threads  # noqa: E402
+from arena.edge import PublicAnswers  # noqa: E402
 from arena.routing import websocket_urlpatterns  # noqa: E402
 from arena.webserver import accept_one_at_a_time, settle_heap  # noqa: E402
 
@@ -19,7 +21,7 @@ accept_one_at_a_time()
 
 application = ProtocolTypeRouter(
     {
-        "http": reused_request_threads(django_asgi_app),
+        "http": PublicAnswers(reused_request_threads(django_asgi_app)),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

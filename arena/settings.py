@@ -458,10 +458,11 @@ if ARENA_LEADERBOARD_CI not in {"sandwich", "bootstrap"}:
 ARENA_LEADERBOARD_BOOTSTRAP_ROUNDS = env_int("ARENA_LEADERBOARD_BOOTSTRAP_ROUNDS", 100, minimum=1)
 # A vote schedules one run of its board this many seconds later (a burst gives one run).
 ARENA_LEADERBOARD_DEBOUNCE_SECONDS = env_int("ARENA_LEADERBOARD_DEBOUNCE_SECONDS", 20, minimum=0)
-# GET /api/leaderboard answers the same query from each web process's memory this long (a
-# run or a vote's Elo shows within it); the tests read every change at once.
-ARENA_LEADERBOARD_ANSWER_SECONDS = env_float("ARENA_LEADERBOARD_ANSWER_SECONDS",
-                                             0.0 if ARENA_ENV == "test" else 2.0)
+# GET /api/leaderboard's answer is public this many seconds (Cache-Control max-age): each web
+# process repeats it from memory that long (arena.edge; a run or a vote's Elo shows within
+# it); the tests read every change at once.
+ARENA_LEADERBOARD_ANSWER_SECONDS = env_int("ARENA_LEADERBOARD_ANSWER_SECONDS",
+                                           0 if ARENA_ENV == "test" else 2, minimum=0)
 if ARENA_LEADERBOARD_DEBOUNCE_SECONDS > 60:
     raise ImproperlyConfigured("ARENA_LEADERBOARD_DEBOUNCE_SECONDS must be at most 60")
 # How many top models the pairwise plots show.

@@ -7,7 +7,6 @@ only, with a CSRF token like any session-authenticated POST) runs the rating now
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 
 from django.conf import settings
@@ -17,6 +16,7 @@ from ninja.utils import check_csrf
 from pydantic import BaseModel
 
 from arena.aio import database_call
+from arena.edge import public_for
 from arena.errors import RuleError, errors
 from leaderboard import selectors, stats
 from leaderboard.boards import UnknownBoard
@@ -28,10 +28,6 @@ router.add_router("", model_router)  # GET /api/models/{id}: a model's page as J
 STAFF_ONLY = "Only staff can run the rating by hand."
 CSRF_FAILED = "CSRF check failed: send the X-CSRFToken header with this session's token."
 MAX_BOOTSTRAP_ROUNDS = 1000
-# GET /api/leaderboard: answers kept per process, by query (ARENA_LEADERBOARD_ANSWER_SECONDS),
-# at most this many.
-MAX_ANSWERS = 512
-_answers: dict[tuple, tuple[float, bytes]] = {}
 
 
 class LeaderboardParams(Schema):
@@ -194,18 +190,12 @@ def _entry(row: selectors.Row) -> dict:
 @router.get("/leaderboard", response={200: LeaderboardOut, **errors(404, 422)})
 async def leaderboard(request: HttpRequest, params: Query[LeaderboardParams]):
     """Ranked entries of a board from its latest snapshot (provisional ones on request).
-    The same question is answered from memory for ``ARENA_LEADERBOARD_ANSWER_SECONDS`` (a
-    rating run or a vote's Elo shows within that), so a busy board costs no database work
-    per read."""
-    key = tuple(sorted(params.dict().items()))
-    now = time.monotonic()
-    cached = _answers.get(key)
-    if cached is None or cached[0] <= now:
-        if len(_answers) >= MAX_ANSWERS:
-            _answers.clear()
-        cached = _answers[key] = (now + settings.ARENA_LEADERBOARD_ANSWER_SECONDS,
-                                  await database_call(_leaderboard_json)(params))
-    return HttpResponse(cached[1], content_type="application/json")
+    The answer is the same for everyone, marked public for ``ARENA_LEADERBOARD_ANSWER_SECONDS``
+    (a rating run or a vote's Elo shows within that): each web process repeats it from memory
+    for that long (:mod:`arena.edge`), so a busy board costs no database work per read."""
+    answer = HttpResponse(await database_call(_leaderboard_json)(params),
+                          content_type="application/json")
+    return public_for(answer, settings.ARENA_LEADERBOARD_ANSWER_SECONDS)
 
 
 def _leaderboard_json(params: LeaderboardParams) -> bytes:
