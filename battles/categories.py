@@ -26,7 +26,7 @@ from arena import aio
 from arena.errors import RateLimited
 from arena.llm.types import ModelEndpoint
 from arena.prompt_categories import CATEGORY_BITS, Classification, category_bits, classify_prompt
-from arena.queries import one_or_none
+from arena.queries import one_or_none, update_each
 from arena.ratelimit import provider_budget
 from arena.steps import batch_soon, batch_started, release_database, send_task
 from battles.models import Battle, Turn, Vote
@@ -110,14 +110,14 @@ def _save(results: dict) -> list:
             battle.categories |= category_bits(result.categories)
             battle.language, battle.classified_at = result.language, now
             battle.classification_note = result.note[:300]
-        Battle.objects.bulk_update(battles.values(), ["categories", "language", "classified_at",
-                                                      "classification_note"])
+        update_each(Battle, battles.values(), ["categories", "language", "classified_at",
+                                               "classification_note"])
         votes = list(Vote.objects.filter(battle_id__in=list(battles)).only("pk", "battle_id"))
         for vote in votes:
             battle = battles[vote.battle_id]
             vote.categories, vote.language = battle.categories, battle.language
             vote.categories_pending = False
-        Vote.objects.bulk_update(votes, ["categories", "language", "categories_pending"])
+        update_each(Vote, votes, ["categories", "language", "categories_pending"])
     return list(battles)
 
 

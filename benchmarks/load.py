@@ -48,6 +48,7 @@ from benchmarks.stack import (  # noqa: E402 - after the path is set
     cpu_report,
     cpu_seconds,
     describe,
+    host_speed,
     migrated_stack,
     percentile,
     prepare_environment,
@@ -285,6 +286,7 @@ def main() -> None:
     os.environ["ARENA_TRUSTED_PROXY_HEADER"] = "X-Forwarded-For"
     os.environ["ARENA_COUNTED_VOTES_PER_DAY"] = str(int(args.seconds * 60) + 1)
     os.environ["ARENA_DEBATE_REQUESTS_PER_HOUR"] = "0"
+    print(f"Host: {host_speed()}")
     info = prepare_environment()
     with contextlib.ExitStack() as stack:
         migrated_stack(stack, info)
