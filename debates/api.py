@@ -205,9 +205,9 @@ def list_debates(request: HttpRequest, filters: Query[DebateListQuery]):
     debates = selectors.debate_list(**filters.dict(),
                                     session_key=session_key_for(request, create=False))
     return {"debates": [
-        {"debate_id": str(d.pk), "motion": d.topic.motion, "category": d.topic.category,
-         "status": d.status, "pro": d.persona_of("pro").name, "con": d.persona_of("con").name,
-         "turns": d.turn_count, "created_at": d.created_at}
+        {"debate_id": str(d.pk), "motion": d.motion, "category": d.category,
+         "status": d.status, "pro": d.pro, "con": d.con, "turns": d.turn_count,
+         "created_at": d.created_at}
         for d in debates]}
 
 

@@ -8,11 +8,13 @@ debater who judged, when no other model could, is not named either.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
-from django.db.models import Count, Q, QuerySet
+from django.db import connection
 
 from arena.inputs import parse_uuid
 from arena.modes import Figure
+from arena.queries import column_name, table_name
 from arena.steps import StepStatus
 from debates.crowd import crowd_tally, points_of, wagers_open
 from debates.models import (
@@ -25,6 +27,7 @@ from debates.models import (
     FactCheck,
     JudgeEvaluation,
     Persona,
+    Position,
     StepKind,
     Topic,
 )
@@ -48,19 +51,60 @@ def debate_streaming_steps(*, debate: Debate) -> list[DebateStep]:
 
 
 def debate_list(*, category: str = "", model: str = "", status: str = "",
-                session_key: str | None = None, limit: int = LIST_LIMIT) -> QuerySet[Debate]:
-    """Listed debates, newest first. A model filter matches only debates this viewer has
-    already voted on or revealed: on any other it would tell who debated before the vote."""
-    debates = Debate.objects.filter(is_listed=True).select_related(
-        "topic", "persona_a", "persona_b")
+                session_key: str | None = None, limit: int = LIST_LIMIT) -> list[Debate]:
+    """Listed debates, newest first, each with its ``motion``, ``category``, the ``pro`` and
+    ``con`` personas' names and its ``turn_count`` (the rest of a debate loads on access).
+    A model filter matches only debates this viewer has already voted on or revealed: on any
+    other it would tell who debated before the vote.
+
+    One plain statement per combination of filters, written once per process: the ORM's
+    version (three joins and a count grouped over every column) took 3 ms of CPU to build,
+    more than the database spent on it, on every read of the list."""
+    params: list = []
     if category:
-        debates = debates.filter(topic__category__iexact=category)
+        params.append(category)
     if status:
-        debates = debates.filter(status=status)
+        params.append(status)
     if model:
-        seen = CrowdVote.objects.filter(session_key=session_key or "-").values("debate_id")
-        debates = debates.filter(Q(model_a_id=model) | Q(model_b_id=model), pk__in=seen)
-    return debates.annotate(turn_count=Count("turns"))[:limit]
+        params += [model, model, session_key or "-"]
+    return list(Debate.objects.raw(
+        _list_sql(connection.vendor, bool(category), bool(status), bool(model)),
+        [*params, limit]))
+
+
+@cache
+def _list_sql(vendor: str, category: bool, status: bool, model: bool) -> str:  # noqa: ARG001
+    def d(field: str) -> str:
+        return f"d.{column_name(Debate, field)}"
+
+    def named(alias: str) -> str:
+        return f"{alias}.{column_name(Persona, 'name')}"
+
+    persona = table_name(Persona)
+    pro_is_a = f"{d('model_a_position')} = '{Position.PRO}'"
+    where = [d("is_listed")]
+    if category:
+        where.append(f"LOWER(t.{column_name(Topic, 'category')}) = LOWER(%s)")
+    if status:
+        where.append(f"{d('status')} = %s")
+    if model:
+        where.append(
+            f"({d('model_a')} = %s OR {d('model_b')} = %s) AND {d('id')} IN (SELECT "
+            f"{column_name(CrowdVote, 'debate')} FROM {table_name(CrowdVote)} WHERE "
+            f"{column_name(CrowdVote, 'session_key')} = %s)")
+    return (
+        f"SELECT {d('id')}, {d('status')}, {d('created_at')}, "
+        f"t.{column_name(Topic, 'motion')} AS motion, "
+        f"t.{column_name(Topic, 'category')} AS category, "
+        f"CASE WHEN {pro_is_a} THEN {named('pa')} ELSE {named('pb')} END AS pro, "
+        f"CASE WHEN {pro_is_a} THEN {named('pb')} ELSE {named('pa')} END AS con, "
+        f"(SELECT COUNT(*) FROM {table_name(DebateTurn)} n "
+        f"WHERE n.{column_name(DebateTurn, 'debate')} = {d('id')}) AS turn_count "
+        f"FROM {table_name(Debate)} d "
+        f"JOIN {table_name(Topic)} t ON t.{column_name(Topic, 'id')} = {d('topic')} "
+        f"JOIN {persona} pa ON pa.{column_name(Persona, 'id')} = {d('persona_a')} "
+        f"JOIN {persona} pb ON pb.{column_name(Persona, 'id')} = {d('persona_b')} "
+        f"WHERE {' AND '.join(where)} ORDER BY {d('created_at')} DESC LIMIT %s")
 
 
 def categories() -> list[str]:
