@@ -263,7 +263,7 @@ def battle_vote(*, battle_id, session_key: str, choice: str, voter: str = "") ->
     reveal the models (the vote's ``battle`` has them), update the online Elo. ``voter``: the
     client address as :func:`arena.contests.flags.visitor_of_address` keys it (the daily cap
     on counted votes applies to it as well as to the session). Its reads and writes are
-    :mod:`battles.vote_rows`' plain statements: it is the busiest write."""
+    :mod:`battles.rows`' plain statements: it is the busiest write."""
     require_choice(choice)
     battle_id = parse_uuid(battle_id)
 

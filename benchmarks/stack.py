@@ -213,8 +213,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def host_speed() -> str:
     """How fast this host runs Python, to compare figures taken on different hosts: the time
-    of a fixed pure-Python loop (ten million additions), best of three. The same code has
-    measured a third of its load-mix rate on a host where this took three times as long."""
+    of a fixed pure-Python loop (ten million additions), best of three. The load mix has
+    measured a third of one session's rates on another session's host, same code."""
     best = math.inf
     for _ in range(3):
         started = time.process_time()
