@@ -115,6 +115,7 @@ def build_params(spec: LocalModelSpec, model_path: Path, port: int,
     params.n_parallel = spec.n_parallel
     params.n_ctx = spec.n_ctx  # split evenly: each slot gets ctx_per_slot tokens
     params.n_predict = spec.default_max_tokens  # only a default; clients must send max_tokens
+    params.sampling.dry_multiplier = spec.dry_multiplier
     params.cache_ram_mib = 0  # no host-RAM prompt cache across slots (default is 8 GiB)
     params.ui = False
     params.verbosity = LLAMA_VERBOSITY

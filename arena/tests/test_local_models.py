@@ -326,6 +326,30 @@ def test_smollm2_answers_over_the_openai_compatible_api() -> None:
     assert fleet.running == {}
 
 
+def most_repeated_line(text: str) -> int:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return max(lines.count(line) for line in lines) if lines else 0
+
+
+@pytest.mark.local_model
+def test_smollm2_does_not_loop_on_a_line_until_the_length_limit() -> None:
+    """Greedy decoding of this prompt loops on one line; the server's default sampling (the
+    DRY sampler, see LocalModelSpec) ends the poem instead. The request that turns DRY off
+    shows the prompt does loop, on the same server."""
+    require_smollm2()
+    port = free_port()
+    haiku = {"model": "smollm2", "temperature": 0, "max_tokens": 256,
+             "messages": [{"role": "user", "content": "Write a haiku about the sea."}]}
+    with LocalModelFleet(["smollm2"], ports={"smollm2": port}) as fleet, \
+            httpx.Client(base_url=fleet.running["smollm2"].base_url, timeout=120) as client:
+        looping = client.post("/chat/completions", json={**haiku, "dry_multiplier": 0}).json()
+        answer = client.post("/chat/completions", json=haiku).json()
+    assert looping["choices"][0]["finish_reason"] == "length"
+    assert most_repeated_line(looping["choices"][0]["message"]["content"]) >= 10
+    assert answer["choices"][0]["finish_reason"] == "stop"
+    assert most_repeated_line(answer["choices"][0]["message"]["content"]) <= 2
+
+
 @pytest.mark.local_model
 def test_fleet_restarts_a_worker_that_died() -> None:
     require_smollm2()
