@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.webserver import daphne_shared_command, web_socket, worker_command
+from arena.webserver import daphne_shared_command, web_answers, web_socket, worker_command
 
 logger = logging.getLogger("arena.devserver")
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,10 +135,18 @@ class Supervisor:
 
     def watch(self) -> int:
         """Keep the children running until we are asked to stop."""
+        self.wait_until(lambda: False)
+        return 0
+
+    def wait_until(self, ready: Callable[[], bool]) -> bool:
+        """Keep the children running until ``ready()``: True then, False if we are asked to
+        stop first."""
         while not self.stopping:
             self.check()
+            if ready():
+                return True
             time.sleep(0.5)
-        return 0
+        return False
 
 
 def _signal_group(process: subprocess.Popen, sig: int) -> None:
@@ -216,6 +224,15 @@ def main() -> int:
             supervisor.adopt("redis", lambda: start_embedded_redis(settings.EMBEDDED_REDIS_SOCKET))
         _manage("migrate", "--noinput", "-v", "0")
         _manage("seed")
+        # The web side first, and the address only once it answers: started together, the
+        # processes share two cores loading Python and the models, and daphne served its
+        # first page a minute after the address was printed.
+        for index in range(settings.ARENA_WEB_PROCESSES):
+            supervisor.spawn(f"daphne {index + 1}", daphne_shared_command(listener),
+                             pass_fds=(listener.fileno(),))
+        if not supervisor.wait_until(lambda: web_answers(port)):
+            return 0  # asked to stop meanwhile
+        logger.info("The arena is running at http://127.0.0.1:%s/ (Ctrl-C stops everything)", port)
         if settings.ARENA_LOCAL_MODELS:
             # Its model servers are stopped together and each may take STOP_TIMEOUT
             # (LocalModelFleet.stop) before it is killed; the fleet needs a little more.
@@ -230,10 +247,6 @@ def main() -> int:
             [*celery, "beat", "--loglevel", "INFO",
              "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")],
         )
-        for index in range(settings.ARENA_WEB_PROCESSES):
-            supervisor.spawn(f"daphne {index + 1}", daphne_shared_command(listener),
-                             pass_fds=(listener.fileno(),))
-        logger.info("The arena is running at http://127.0.0.1:%s/ (Ctrl-C stops everything)", port)
         code = supervisor.watch()
     except subprocess.CalledProcessError as exc:
         logger.error("setup step failed: %s", " ".join(map(str, exc.cmd[1:])))

@@ -39,6 +39,18 @@ def web_socket(host: str, port: int) -> socket.socket:
     return listener
 
 
+def web_answers(port: int, host: str = "127.0.0.1", timeout: float = 1.0) -> bool:
+    """Whether a web server on ``host:port`` answers now: ``GET /healthz`` gets a status line
+    within ``timeout``. A port bound by :func:`web_socket` accepts connections before any
+    daphne serves it (they wait in its queue), so connecting alone proves nothing."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as probe:
+            probe.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+            return probe.recv(12).startswith(b"HTTP/1.")
+    except OSError:
+        return False
+
+
 def accept_one_at_a_time() -> None:
     """Make this process's Twisted accept one connection per wakeup (it takes up to a
     hundred, then more). Every daphne of the run command waits on the same socket

@@ -16,7 +16,6 @@ import math
 import os
 import secrets
 import shutil
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -104,7 +103,7 @@ def start_web_process(stack: contextlib.ExitStack) -> int:
     port, same command line); its port."""
     from django.conf import settings
 
-    from arena.webserver import daphne_shared_command, web_socket
+    from arena.webserver import daphne_shared_command, web_answers, web_socket
 
     listener = web_socket("127.0.0.1", 0)
     stack.callback(listener.close)
@@ -118,17 +117,11 @@ def start_web_process(stack: contextlib.ExitStack) -> int:
         STARTED[f"daphne {index}"] = server
         servers.append(server)
     deadline = time.monotonic() + 60
-    while True:  # until one answers; the others take their share of the queue once up
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as probe:
-                probe.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
-                if probe.recv(12).startswith(b"HTTP/1."):
-                    return port
-        except OSError:
-            pass
+    while not web_answers(port):  # one answers; the others take their share once up
         if any(s.poll() is not None for s in servers) or time.monotonic() > deadline:
             raise SystemExit("daphne did not start")
         time.sleep(0.1)
+    return port
 
 
 def stop_process(process: subprocess.Popen) -> None:

@@ -86,3 +86,53 @@ def test_a_start_that_fails_is_tried_again_later(caplog):
     finally:
         supervisor.stop_all()
     assert "redis could not be started again (redis-server did not answer)" in caplog.text
+
+
+def test_waiting_for_the_web_side_keeps_restarting_the_others_and_ends_when_it_answers():
+    """The run command prints the address once daphne answers; meanwhile a crash is still
+    restarted, and a stop request ends the wait."""
+    supervisor = Supervisor(first_delay=0.01, max_delay=0.01)
+    try:
+        supervisor.spawn("beat", CRASH)
+        beat = supervisor.children[0]
+        first_beat = beat.process.pid
+        assert supervisor.wait_until(lambda: beat.process.pid != first_beat)
+        supervisor.stopping = True
+        assert supervisor.wait_until(lambda: False) is False
+    finally:
+        supervisor.stop_all()
+
+
+def test_a_port_answers_only_once_a_server_serves_it():
+    """The run command's port is listened on before daphne starts: connections wait in its
+    queue, unanswered, and do not count as the arena being up."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from arena.webserver import web_answers, web_socket
+
+    listener = web_socket("127.0.0.1", 0)
+    port = listener.getsockname()[1]
+    try:
+        assert web_answers(port, timeout=0.2) is False  # queued, never answered
+    finally:
+        listener.close()
+    assert web_answers(port, timeout=0.2) is False  # nothing listens
+
+    class Health(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Health)
+    thread = threading.Thread(target=server.serve_forever)
+    thread.start()
+    try:
+        assert web_answers(server.server_address[1]) is True
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()

@@ -111,6 +111,13 @@ def test_two_arenas_run_side_by_side(tmp_path):
     arenas = [first]
     try:
         first_health = first.wait_ready()
+        # The web side starts first and the address is printed once it answers (a probe of
+        # /healthz): only then do the models and workers start.
+        log = first.log.read_text()
+        running = log.index("The arena is running at")
+        assert log.index("started daphne 2") < running
+        assert running < log.index("started local models")
+        assert running < log.index("started celery worker 1")
         second = Arena(tmp_path / "second")
         arenas.append(second)
         second_health = second.wait_ready()
