@@ -15,6 +15,7 @@ import dataclasses
 import json
 import re
 from collections import deque
+from importlib import import_module
 
 from agents.adapters.base import (
     AgentAdapter,
@@ -76,8 +77,10 @@ class LocalCascadeAdapter(AgentAdapter):
         problem = await asyncio.to_thread(lambda: stt_problem() or tts_problem())
         if problem:
             raise AgentUnavailable(problem)
-        # Whisper loads (about a second, once per process) while the greeting plays.
-        self._warming = asyncio.ensure_future(asyncio.to_thread(warm_up))
+        # Whisper and the provider SDKs load (a few seconds, once per process) while the
+        # greeting plays, off the loop: every call of this web process shares the loop.
+        self._warming = asyncio.ensure_future(asyncio.to_thread(
+            lambda: (warm_up(), import_module("arena.llm.client"))))
         self._endpointer = Endpointer()
         if self.brief.first_message:
             self.history.append({"role": "assistant", "content": self.brief.first_message})
@@ -158,6 +161,9 @@ class LocalCascadeAdapter(AgentAdapter):
 
     async def _answer(self, heard: bytes) -> None:
         from agents.speech.stt import transcribe
+
+        if self._warming is not None:
+            await asyncio.wait([self._warming])  # a failed warm-up fails where it is used
         from arena.llm import LLMError, stream_chat
 
         self.emit(AgentStatus("thinking"))

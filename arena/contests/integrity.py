@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from scipy.stats import binom
+from scipy.special import bdtrc  # binom.sf's own function, without scipy.stats' 4 s import
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def same_side_p(picks: Sequence[str]) -> float:
     if n == 0:
         return 1.0
     k = max(Counter(picks).values())
-    return float(min(1.0, 2 * binom.sf(k - 1, n, 0.5)))
+    return float(min(1.0, 2 * bdtrc(k - 1, n, 0.5)))
 
 
 def _tally(votes: Iterable[CastVote]) -> tuple[Counter, Counter]:
@@ -84,7 +84,7 @@ def favoured_model(votes: Sequence[CastVote], rates: Mapping[str, float]) -> tup
     best = ("", 1.0, 0)
     for model, n in seen.items():
         expected = max(0.5, rates.get(model, 0.5))
-        p = float(binom.sf(wins[model] - 1, n, expected))
+        p = float(bdtrc(wins[model] - 1, n, expected))  # P(wins >= k)
         if p < best[1]:
             best = (model, p, n)
     return best

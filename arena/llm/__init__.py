@@ -36,7 +36,7 @@ _LAZY = {
     "LLMSchemaViolation": "arena.llm.structured",
     "StructuredCompletion": "arena.llm.structured",
     "complete_json": "arena.llm.structured",
-    "extract_json_object": "arena.llm.structured",
+    "extract_json_object": "arena.llm.json_text",
     "schema_problem": "arena.llm.structured",
 }
 

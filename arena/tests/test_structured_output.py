@@ -12,8 +12,8 @@ from arena.llm import (
     complete_json,
     extract_json_object,
     schema_problem,
-    structured,
 )
+from arena.llm.json_text import INCOMPLETE_JSON, NO_JSON
 from arena.testing.fake_providers import Behaviour
 
 RANKING = {
@@ -132,13 +132,13 @@ class TestExtractJsonObject:
 
     @pytest.mark.parametrize("text", ["no json here", "", "[1, 2]"])
     def test_missing_json_is_an_error(self, text):
-        with pytest.raises(ValueError, match=structured.NO_JSON):
+        with pytest.raises(ValueError, match=NO_JSON):
             results_object(text)
 
     @pytest.mark.parametrize("text", ['{"results": ["A", "B"', '{"results": [A, B]}',
                                       "{'results': ['A', 'B']}", '{"results": ["A" "B"]}'])
     def test_broken_json_is_an_error_that_says_so(self, text):
-        with pytest.raises(ValueError, match=re.escape(structured.INCOMPLETE_JSON)):
+        with pytest.raises(ValueError, match=re.escape(INCOMPLETE_JSON)):
             results_object(text)
 
 

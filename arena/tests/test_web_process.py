@@ -1,4 +1,5 @@
-"""A web process loads every view, then freezes what it loaded (arena.webserver.settle_heap)."""
+"""What a web process loads before it serves: every view, frozen out of the collector's sight
+(arena.webserver.settle_heap), and nothing only workers need."""
 
 import subprocess
 import sys
@@ -18,3 +19,19 @@ def test_the_web_process_freezes_the_views_it_serves_out_of_the_collectors_sight
     frozen, views_loaded = result.stdout.split()
     assert views_loaded == "True"  # loaded by the URL configuration before the freeze
     assert int(frozen) > 100_000  # Django, Twisted and every view: what each collection skips
+
+
+LOADED = """
+import sys
+import arena.asgi
+print(" ".join(m for m in ("anthropic", "openai", "scipy.stats") if m in sys.modules) or "-")
+"""
+
+
+def test_the_web_process_does_not_load_the_provider_sdks_or_scipy_stats():
+    """Workers call the models; a page reads a judgement's JSON (arena.llm.json_text) and the
+    vote checks take a binomial tail from scipy.special. Loading anthropic, openai and
+    scipy.stats cost each daphne about 10 s of its 23 s start on this machine."""
+    result = subprocess.run([sys.executable, "-c", LOADED], cwd=settings.BASE_DIR,
+                            capture_output=True, text=True, timeout=120, check=True)
+    assert result.stdout.split() == ["-"]
