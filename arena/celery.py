@@ -1,11 +1,20 @@
 """The Celery application: Redis broker and results, tasks found in every app."""
 
 import os
+from importlib import import_module
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@signals.worker_init.connect
+def load_what_tasks_call(**kwargs) -> None:
+    """A worker calls the models: it loads the provider SDKs (about 5 s of CPU here) before
+    it takes tasks, not in the first task's threads while answers wait. Web processes never
+    load them (arena.llm loads its client on first use)."""
+    import_module("arena.llm.client")
