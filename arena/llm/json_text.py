@@ -1,6 +1,7 @@
 """Finding the JSON object in a model's free text: code fences, prose around it, nested
-objects, trailing commas and typographic quotes. No SDK is loaded here: a page that reads a
-stored judgement needs this, not the client (:mod:`arena.llm.structured` asks for JSON)."""
+objects, trailing commas and typographic quotes. It loads no provider SDK: the panel's
+judging rules read a judge's reply with it and its pages import them, in web processes that
+call no model (:mod:`arena.llm.structured`, which asks a model for JSON, loads the client)."""
 
 from __future__ import annotations
 
