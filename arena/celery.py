@@ -1,7 +1,6 @@
 """The Celery application: Redis broker and results, tasks found in every app."""
 
 import os
-from importlib import import_module
 
 from celery import Celery, signals
 
@@ -17,4 +16,6 @@ def load_what_tasks_call(**kwargs) -> None:
     """A worker calls the models: it loads the provider SDKs (about 5 s of CPU here) before
     it takes tasks, not in the first task's threads while answers wait. Web processes never
     load them (arena.llm loads its client on first use)."""
-    import_module("arena.llm.client")
+    from arena.llm import load_client
+
+    load_client()

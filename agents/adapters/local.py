@@ -15,7 +15,6 @@ import dataclasses
 import json
 import re
 from collections import deque
-from importlib import import_module
 
 from agents.adapters.base import (
     AgentAdapter,
@@ -73,14 +72,19 @@ class LocalCascadeAdapter(AgentAdapter):
         from agents.speech.stt import stt_problem, warm_up
         from agents.speech.tts import tts_problem
         from agents.speech.vad import Endpointer
+        from arena.llm import load_client
 
         problem = await asyncio.to_thread(lambda: stt_problem() or tts_problem())
         if problem:
             raise AgentUnavailable(problem)
+
         # Whisper and the provider SDKs load (a few seconds, once per process) while the
         # greeting plays, off the loop: every call of this web process shares the loop.
-        self._warming = asyncio.ensure_future(asyncio.to_thread(
-            lambda: (warm_up(), import_module("arena.llm.client"))))
+        def warm() -> None:
+            warm_up()
+            load_client()
+
+        self._warming = asyncio.ensure_future(asyncio.to_thread(warm))
         self._endpointer = Endpointer()
         if self.brief.first_message:
             self.history.append({"role": "assistant", "content": self.brief.first_message})

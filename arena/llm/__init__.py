@@ -41,6 +41,13 @@ _LAZY = {
 }
 
 
+def load_client() -> None:
+    """Load the client and its provider SDKs now rather than on first use: a process about to
+    call models (a worker before it takes tasks, a voice call while its greeting plays) pays
+    the few seconds where nobody waits on them."""
+    import_module("arena.llm.client")
+
+
 def __getattr__(name: str):
     if name in _LAZY:
         value = getattr(import_module(_LAZY[name]), name)
@@ -70,6 +77,7 @@ __all__ = [
     "complete_json",
     "estimate_tokens",
     "extract_json_object",
+    "load_client",
     "schema_problem",
     "scrub",
     "stream_chat",
