@@ -58,6 +58,8 @@ class StyleCoefficientOut(Schema):
     value: float  # log-odds per standard deviation of the style difference
     ci_lower: float
     ci_upper: float
+    fitted: bool = True  # false: the votes could not estimate it and the fit left it out
+    note: str = ""  # why it was left out
 
 
 class EntryOut(Schema):
@@ -80,6 +82,19 @@ class EntryOut(Schema):
     deprecated: bool
 
 
+class RunOut(Schema):
+    id: int
+    boards: list[str]
+    trigger: str
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
+    duration_ms: int | None
+    outcomes_processed: int
+    error: str
+    failed_boards: list[str] = []  # boards (board/category) this run could not rate
+
+
 class MetadataOut(Schema):
     board: str
     title: str
@@ -93,6 +108,9 @@ class MetadataOut(Schema):
     style_coefficients: list[StyleCoefficientOut] | None = None
     category: str | None = None  # the category board shown; null for the whole board
     categories: list[CategoryOut] = []  # the board's categories, most voted first
+    # A run that could not rate this board since last_updated: these ratings leave out the
+    # votes since (each is kept and counts once a run succeeds).
+    failed_run: RunOut | None = None
 
 
 class LeaderboardOut(Schema):
@@ -109,18 +127,9 @@ class BoardStatsOut(Schema):
     models: int
     models_rated: int
     last_updated: datetime | None
-
-
-class RunOut(Schema):
-    id: int
-    boards: list[str]
-    trigger: str
-    status: str
-    started_at: datetime
-    finished_at: datetime | None
-    duration_ms: int | None
-    outcomes_processed: int
-    error: str
+    # A run that could not rate this board since its snapshot (last_updated) was written:
+    # the board's numbers are older than its votes until a run succeeds.
+    failed_run: RunOut | None = None
 
 
 class StatsOut(Schema):
@@ -233,10 +242,8 @@ def _leaderboard_json(params: LeaderboardParams) -> bytes:
             "style_control": page.style_shown,
             "category": query.category or None,
             "categories": [vars(c) for c in page.categories],
-            "style_coefficients": [
-                {"element": e, "value": v, "ci_lower": lo, "ci_upper": hi}
-                for e, v, lo, hi in snap.style_coefficients
-            ] if snap and snap.style_coefficients else None,
+            "style_coefficients": page.style_coefficients,
+            "failed_run": stats.run_summary(page.failed_run) if page.failed_run else None,
         },
     }
     return LeaderboardOut.model_validate(answer).model_dump_json().encode()

@@ -32,6 +32,10 @@ from leaderboard.ratings.glicko2 import (
 from leaderboard.ratings.outcomes import BT_LABELS
 from leaderboard.ratings.provisional import shrink_provisional as _shrink
 from leaderboard.ratings.style_control import (
+    CONFOUNDED,
+    CONSTANT,
+    FITTED,
+    SEPARATES,
     STYLE_ELEMENTS,
     fit_style_controlled,
     style_features,
@@ -190,13 +194,33 @@ def shrink_provisional(fit: Fit, g: Grouped, provisional: np.ndarray) -> Fit:
     return Fit(rating, lower, upper, fit.method, fit.ci_method, fit.rounds)
 
 
+# Why a style element is not in a style-controlled fit, as a board says it.
+STYLE_LEFT_OUT = {
+    CONSTANT: "no differences to learn from",
+    CONFOUNDED: "left out: these votes cannot tell its effect from the models'",
+    SEPARATES: "left out: the votes split perfectly on it, so it has no finite estimate",
+}
+
+
 def fit_style(a, b, code, style_a, style_b, n: int) -> tuple[Fit, list[list]]:
     """Style-controlled Bradley–Terry (sandwich intervals) of per-vote arrays; the fit and
-    the style coefficients as ``[element, value, lower, upper]``."""
+    the style coefficients as ``[element, value, lower, upper, status]`` (status: fitted,
+    or why the element was left out: :data:`STYLE_LEFT_OUT`)."""
     res = fit_style_controlled(a, b, code, style_features(style_a, style_b), n)
-    coefficients = [[name, float(v), float(lo), float(hi)] for name, v, lo, hi in zip(
-        STYLE_ELEMENTS, res.coefficients, res.coef_lower, res.coef_upper, strict=True)]
+    coefficients = [[name, float(v), float(lo), float(hi), status]
+                    for name, v, lo, hi, status in zip(
+                        STYLE_ELEMENTS, res.coefficients, res.coef_lower, res.coef_upper,
+                        res.status, strict=True)]
     return Fit(res.ratings, res.ci_lower, res.ci_upper, "bt", "sandwich", 0), coefficients
+
+
+def style_coefficient(row: list) -> dict:
+    """One stored coefficient as the page and the API show it (rows stored before the
+    status was kept: fitted unless the interval is a point, which meant no differences)."""
+    name, value, lower, upper = row[:4]
+    status = row[4] if len(row) > 4 else (CONSTANT if lower == upper else FITTED)
+    return {"element": name, "value": value, "ci_lower": lower, "ci_upper": upper,
+            "fitted": status == FITTED, "note": STYLE_LEFT_OUT.get(status, "")}
 
 
 def fit_elo(

@@ -57,6 +57,13 @@ class Standing:
     opponents: list[Opponent] = field(default_factory=list)
     categories: list[CategoryStanding] = field(default_factory=list)
 
+    @property
+    def votes_since(self) -> int:
+        """Votes in the record against each opponent (read now) that the rating (from the
+        latest run) does not count yet."""
+        counted = self.entry.votes if self.entry else 0
+        return max(sum(o.votes for o in self.opponents) - counted, 0)
+
 
 @dataclass
 class ModelPage:

@@ -38,6 +38,9 @@ class RatingRun(models.Model):
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
     outcomes_processed = models.PositiveBigIntegerField(default=0)
     error = models.TextField(blank=True)
+    # The boards this run could not rate (each keeps its previous snapshot); the others
+    # were rated.
+    failed_boards = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]

@@ -14,8 +14,8 @@ from django.conf import settings
 from arena.prompt_categories import category_title
 from leaderboard import plots
 from leaderboard.boards import Board, boards, get_board
-from leaderboard.compute import expected_win_rate
-from leaderboard.models import BoardSnapshot, OnlineElo, SnapshotEntry
+from leaderboard.compute import expected_win_rate, style_coefficient
+from leaderboard.models import BoardSnapshot, OnlineElo, RatingRun, RunStatus, SnapshotEntry
 
 ENTRY_FIELDS = (
     "subject", "name", "organization", "license", "deprecated", "provisional", "rating",
@@ -122,6 +122,7 @@ class BoardPage:
     entries: dict[str, SnapshotEntry] = field(default_factory=dict)  # all, by subject
     categories: list[CategoryOption] = field(default_factory=list)
     whole_votes: int = 0  # counted votes of the whole board, for the selector's "All"
+    failed_run: RatingRun | None = None  # a run failed since the snapshot was written
 
     @property
     def styled(self) -> bool:
@@ -131,6 +132,13 @@ class BoardPage:
     @property
     def style_shown(self) -> bool:
         return self.styled and self.query.style_control
+
+    @property
+    def style_coefficients(self) -> list[dict] | None:
+        """Each style element's coefficient, and why it is left out when it is."""
+        if not self.styled:
+            return None
+        return [style_coefficient(row) for row in self.snapshot.style_coefficients]
 
     @property
     def links_models(self) -> bool:
@@ -222,6 +230,18 @@ def snapshot_latest(*, board: str, category: str = "") -> BoardSnapshot | None:
     )
 
 
+def board_failed_run(*, board: str, category: str = "",
+                     snapshot: BoardSnapshot | None) -> RatingRun | None:
+    """The newest run that could not rate this board (``category``: one of its category
+    boards) since ``snapshot``, its latest, was written: the board shows that snapshot,
+    older than its votes, until a run succeeds."""
+    key = f"{board}/{category}" if category else board
+    runs = RatingRun.objects.filter(status=RunStatus.FAILED).order_by("-started_at", "-id")
+    if snapshot is not None:
+        runs = runs.filter(started_at__gte=snapshot.created_at)
+    return next((run for run in runs[:50] if key in run.failed_boards), None)
+
+
 def online_elo_map(*, board: str) -> dict[str, float]:
     return dict(OnlineElo.objects.filter(board=board).values_list("subject", "rating"))
 
@@ -247,6 +267,8 @@ def leaderboard_view(*, query: Query) -> BoardPage:
     view = BoardPage(board=board, snapshot=snapshot, query=query,
                      categories=category_options(board=query.board, whole=whole),
                      whole_votes=whole.outcomes if whole else 0)
+    view.failed_run = board_failed_run(board=query.board, category=query.category,
+                                       snapshot=snapshot)
     if snapshot is None:
         return view
     entries = _snapshot_entries(snapshot.pk, snapshot.created_at)

@@ -255,14 +255,31 @@ def board_recompute(
         )
         _prune_snapshots(board_name, category)
     step("write")
+    failures: dict[str, Exception] = {}
     for name in category_boards(snapshot):
-        board_recompute(board_name=board_name, run=run, ci_method=ci_method,
-                        bootstrap_rounds=bootstrap_rounds, category=name,
-                        grouped=scans.scan_grouped(scan, groups, masks[name])[0],
-                        known_subjects=subjects)
+        try:
+            board_recompute(board_name=board_name, run=run, ci_method=ci_method,
+                            bootstrap_rounds=bootstrap_rounds, category=name,
+                            grouped=scans.scan_grouped(scan, groups, masks[name])[0],
+                            known_subjects=subjects)
+        except Exception as exc:  # the other categories are still rated
+            logger.exception("board %s: category %s failed", board_name, name)
+            failures[name] = exc
     if masks:
         step("categories")
+    if failures:
+        raise CategoriesFailed(board_name, failures)
     return snapshot
+
+
+class CategoriesFailed(Exception):
+    """Category boards that could not be rated (the whole board and the other categories
+    were); ``keys`` name them as ``board/category``."""
+
+    def __init__(self, board: str, failures: dict[str, Exception]) -> None:
+        self.keys = [f"{board}/{category}" for category in failures]
+        super().__init__("; ".join(f"category {category}: {type(exc).__name__}: {exc}"
+                                   for category, exc in failures.items()))
 
 
 @contextmanager
@@ -305,7 +322,9 @@ def ratings_run(
     lock_wait: float = 30.0,
     progress: Progress | None = None,
 ) -> RatingRun:
-    """Rate ``boards`` (default: all) and record the run; a failure is recorded, not raised.
+    """Rate ``boards`` (default: all) and record the run; a board that fails is logged and
+    recorded in the run (``failed_boards``, ``error``), not raised, and keeps its last
+    snapshot, while the other boards are rated.
 
     Raises :class:`RunInProgress` (before recording anything) when another run holds a
     board's lock for longer than ``lock_wait`` seconds, and
@@ -317,10 +336,10 @@ def ratings_run(
     with _board_locks(names, wait=lock_wait):
         run = RatingRun.objects.create(boards=names, trigger=trigger)
         started = time.perf_counter()
-        try:
-            if not names:
-                raise ValueError(NO_BOARDS)
-            for name in names:
+        errors = [] if names else [NO_BOARDS]
+        for name in names:
+            # One board failing leaves the others rated and itself on its last snapshot.
+            try:
                 snapshot = board_recompute(
                     board_name=name,
                     run=run,
@@ -328,16 +347,19 @@ def ratings_run(
                     bootstrap_rounds=bootstrap_rounds,
                     progress=progress,
                 )
+            except Exception as exc:
+                logger.exception("rating run %s: the %s board failed; it keeps its last "
+                                 "snapshot", run.pk, name)
+                run.failed_boards.extend(getattr(exc, "keys", [name]))
+                errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            else:
                 run.outcomes_processed += snapshot.outcomes
-            run.status = RunStatus.SUCCEEDED
-        except Exception as exc:
-            logger.exception("rating run %s failed", run.pk)
-            run.status = RunStatus.FAILED
-            run.error = f"{type(exc).__name__}: {exc}"[:2000]
+        run.status = RunStatus.FAILED if errors else RunStatus.SUCCEEDED
+        run.error = "\n".join(errors)[:2000]
         run.finished_at = timezone.now()
         run.duration_ms = int((time.perf_counter() - started) * 1000)
         run.save(update_fields=["status", "error", "finished_at", "duration_ms",
-                                "outcomes_processed"])
+                                "outcomes_processed", "failed_boards"])
     logger.info(
         "rating run %s %s: %s outcomes in %s ms", run.pk, run.status, run.outcomes_processed,
         run.duration_ms,

@@ -7,8 +7,8 @@ from django.db.models import Max
 
 from arena.modes import Figure
 from leaderboard.boards import boards
-from leaderboard.models import BoardSnapshot, RatingRun, SnapshotEntry
-from leaderboard.selectors import snapshot_latest
+from leaderboard.models import BoardSnapshot, RatingRun, RunStatus, SnapshotEntry
+from leaderboard.selectors import board_failed_run, snapshot_latest
 
 
 def leaderboard_stats() -> dict:
@@ -41,6 +41,8 @@ def leaderboard_stats() -> dict:
             "models": len(names),
             "models_rated": snap.models_rated if snap else 0,
             "last_updated": snap.created_at if snap else None,
+            "failed_run": run_summary(failed) if (
+                failed := board_failed_run(board=board.name, snapshot=snap)) else None,
         }
         if snap:
             battles += snap.battles or 0
@@ -68,6 +70,7 @@ def run_summary(run: RatingRun) -> dict:
         "duration_ms": run.duration_ms,
         "outcomes_processed": run.outcomes_processed,
         "error": run.error,
+        "failed_boards": run.failed_boards,
     }
 
 
@@ -105,8 +108,12 @@ def home_figures() -> list[Figure]:
 
     figures = []
     run = RatingRun.objects.filter(finished_at__isnull=False).order_by("-finished_at").first()
-    figures.append(Figure("last rating run", ago(run.finished_at) if run else "none yet",
-                          url="/leaderboard/"))
+    if run is not None and run.status == RunStatus.FAILED:
+        figures.append(Figure("last rating run", f"failed {ago(run.finished_at)}",
+                              url="/leaderboard/"))
+    else:
+        figures.append(Figure("last rating run", ago(run.finished_at) if run else "none yet",
+                              url="/leaderboard/"))
     first = boards()[0] if boards() else None
     snapshot = snapshot_latest(board=first.name) if first else None
     if snapshot is not None:

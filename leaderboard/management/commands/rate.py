@@ -131,10 +131,12 @@ class Command(BaseCommand):
         if self.style is None:
             self.stdout.write(json.dumps(rows, indent=2))
             return
+        coefficients = (compute.style_coefficient(row) for row in self.style)
         self.stdout.write(json.dumps({"ratings": rows, "style_coefficients": {
-            name: {"value": round(value, 4), "ci_lower": round(lower, 4),
-                   "ci_upper": round(upper, 4)}
-            for name, value, lower, upper in self.style}}, indent=2))
+            c["element"]: {"value": round(c["value"], 4), "ci_lower": round(c["ci_lower"], 4),
+                           "ci_upper": round(c["ci_upper"], 4), "fitted": c["fitted"],
+                           **({"note": c["note"]} if c["note"] else {})}
+            for c in coefficients}}, indent=2))
 
     def _print_csv(self, rows, fit, n_votes):
         writer = csv.DictWriter(self.stdout, fieldnames=list(rows[0]), lineterminator="\n")
@@ -152,8 +154,10 @@ class Command(BaseCommand):
         if self.style is not None:
             self.stdout.write("Style coefficients (log-odds per standard deviation of the "
                               "difference): " + ", ".join(
-                                  f"{name} {value:+.3f} [{lower:+.3f}, {upper:+.3f}]"
-                                  for name, value, lower, upper in self.style))
+                                  f"{c['element']} {c['value']:+.3f} [{c['ci_lower']:+.3f}, "
+                                  f"{c['ci_upper']:+.3f}]" if c["fitted"]
+                                  else f"{c['element']} ({c['note']})"
+                                  for c in map(compute.style_coefficient, self.style)))
         self.stdout.write(f"{'Rank (UB)':>9}  {'Model':<{width}}  {'Rating':>8}  {'95% CI':>13}"
                           f"  {'Votes':>7}")
         for r in rows:
