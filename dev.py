@@ -5,7 +5,7 @@ It creates `.venv/`, installs the locked set (uv.lock and the hash-checked requi
 files, through a pinned uv; skipped when nothing changed since the last install), then
 hands over to the virtual environment:
   run   -> python -m arena.devserver   (the whole arena on 127.0.0.1:$PORT)
-  test  -> python -m pytest [ARGS]     (the whole suite)
+  test  -> python -m pytest [ARGS]     (the fast tier in parallel; --all: every tier)
   audit -> uv audit over uv.lock         (known vulnerabilities, minus audit-allowlist.txt)
 Only the standard library is used here.
 """
@@ -121,6 +121,21 @@ def audit() -> int:
     return code
 
 
+def test_arguments(args: list[str]) -> list[str]:
+    """pytest's arguments: the suite in parallel processes (ARENA_TEST_PROCESSES, default 4:
+    most of a test's time is spent waiting on sockets and workers, not on the CPU), unless
+    the arguments name tests or processes of their own, which then run as asked."""
+    names_tests = any(not arg.startswith("-") and (Path(ROOT, arg.split("::")[0]).exists())
+                      for arg in args)
+    asks_processes = "no:xdist" in args or any(
+        arg in ("-n", "--numprocesses") or arg.startswith("--numprocesses=")
+        or (arg.startswith("-n") and arg[2:].isdigit()) for arg in args)
+    processes = os.environ.get("ARENA_TEST_PROCESSES", "4")
+    if names_tests or asks_processes or processes in ("", "0", "1"):
+        return args
+    return ["-n", processes, "--dist", "worksteal", *args]
+
+
 def main() -> int:
     if sys.version_info < (3, 11):  # noqa: UP036 - this file runs before any venv exists
         sys.exit("Python 3.11 or newer is needed.")
@@ -132,11 +147,11 @@ def main() -> int:
         install(TEST_EXTRAS)
         ensure_chromium()
         os.chdir(ROOT)
-        os.execv(PYTHON, [str(PYTHON), "-m", "pytest", *sys.argv[2:]])
+        os.execv(PYTHON, [str(PYTHON), "-m", "pytest", *test_arguments(sys.argv[2:])])
     if command == "audit":
         install(RUN_EXTRAS)
         return audit()
-    sys.exit(f"usage: python3 dev.py run | test [pytest args] | audit  (got {command!r})")
+    sys.exit(f"usage: python3 dev.py run | test [--all] [pytest args] | audit  (got {command!r})")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from agents.library import library_load
 from agents.models import AgentBattle, AgentConfiguration, Provider, Scenario
 from agents.speech.audio import FRAME_BYTES, FRAME_MS, frames, silence
 from arena.testing.registry import make_model
+from arena.testing.waiting import ceiling
 
 JUDGE_MARK = "You evaluate a phone call"
 CALLER_LINE = "Hello, I would like to book a haircut for Tuesday at three. My name is John Smith."
@@ -149,7 +150,7 @@ async def listen_until(client: WebsocketCommunicator, heard: Heard, done, *,  # 
                        timeout: float = 60.0) -> None:
     """Read what the proxy sends until ``done(heard)`` is true (fails after ``timeout``)."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + ceiling(timeout)
     while not done(heard):
         remaining = deadline - loop.time()
         if remaining <= 0:

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 from arena.llm.types import ModelEndpoint
 from arena.testing._fake_types import Answer, Behaviour, RecordedRequest, content_text, split_tokens
+from arena.testing.waiting import ceiling
 
 
 class _Stopped(Exception):
@@ -242,7 +243,8 @@ class FakeProviderServer:
 
     def wait_for_requests(self, count: int, timeout: float = 5.0) -> bool:
         with self._cond:
-            return self._cond.wait_for(lambda: len(self._log) >= count, timeout=timeout)
+            return self._cond.wait_for(lambda: len(self._log) >= count,
+                                       timeout=ceiling(timeout))
 
     # -- request handling -----------------------------------------------------------------------
     def _track(self, conn: socket.socket, *, add: bool) -> None:

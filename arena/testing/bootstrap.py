@@ -27,6 +27,30 @@ if not os.environ.get("ARENA_VAR_DIR"):
     _private_var = tempfile.mkdtemp(prefix="arena-test-")
     os.environ["ARENA_VAR_DIR"] = _private_var
 
+
+def _own_worker_services(worker: str) -> None:
+    """A pytest-xdist worker (``gw0``, ``gw1``, …) gets a folder (SQLite, embedded Redis)
+    of its own under the run's, and on a real Redis a database of its own: the database of
+    ``REDIS_URL`` for ``gw0``, the one below it for ``gw1``, and so on (cache, rate limits,
+    channel layer, broker and results never meet another worker's). pytest-django gives
+    each worker its own test database."""
+    global _private_var
+    index = int(worker.removeprefix("gw"))
+    folder = Path(os.environ["ARENA_VAR_DIR"]) / worker
+    folder.mkdir(parents=True, exist_ok=True)
+    os.environ["ARENA_VAR_DIR"] = str(folder)
+    _private_var = None  # the controller's folder holds it, and removes it
+    url = os.environ.get("REDIS_URL")
+    if url and index:
+        head, _, tail = url.rstrip("/").rpartition("/")
+        base = int(tail) if tail.isdigit() else 0
+        os.environ["REDIS_URL"] = f"{head if tail.isdigit() else url.rstrip('/')}/" \
+                                  f"{(base - index) % 16}"
+
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    _own_worker_services(os.environ["PYTEST_XDIST_WORKER"])
+
 _embedded = None
 _owner_pid = os.getpid()
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from django.conf import settings
 
-from arena.testing.waiting import wait_for
+from arena.testing.waiting import ceiling, wait_for
 from arena.webserver import daphne_command, worker_command
 
 _session_worker_running = False  # once a test has started the session's worker
@@ -211,7 +211,7 @@ def asgi_live_server_session(test_process_env) -> Iterator[str]:
 
 
 def _wait_until_serving(process: subprocess.Popen, base_url: str) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + ceiling(60)
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"daphne exited: {process.stderr.read().decode()[-2000:]}")
@@ -221,7 +221,7 @@ def _wait_until_serving(process: subprocess.Popen, base_url: str) -> None:
         except httpx.HTTPError:
             time.sleep(0.2)
     process.terminate()
-    raise RuntimeError("daphne did not start for the live server within 60 s")
+    raise RuntimeError(f"daphne did not start for the live server within {ceiling(60):.0f} s")
 
 
 @pytest.fixture

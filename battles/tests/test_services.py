@@ -1,5 +1,4 @@
 import random
-import time
 from datetime import timedelta
 
 import pytest
@@ -11,6 +10,7 @@ from arena.contests.leaks import leaked_identity
 from arena.errors import RuleError
 from arena.steps import StepStatus, step_requeue_stale
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
+from arena.testing.waiting import wait_for
 from battles import services
 from battles.generation import response_generate
 from battles.models import (
@@ -36,13 +36,13 @@ OWNER = "session-of-owner"
 
 def wait_until_finished(battle, timeout: float = 30.0) -> None:
     """Wait for the worker to finish every answer (a wait, not a timing assertion)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def finished() -> bool:
         statuses = [r.status for t in battle.turns.all() for r in t.responses.all()]
-        if statuses and all(s in (StepStatus.DONE, StepStatus.FAILED) for s in statuses):
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"answers not finished: {statuses}")
+        return bool(statuses) and all(s in (StepStatus.DONE, StepStatus.FAILED)
+                                      for s in statuses)
+
+    wait_for(finished, timeout, what="every answer to be finished")
 
 
 @pytest.mark.django_db

@@ -88,7 +88,7 @@ def test_a_run_fits_the_text_board_with_style_control_too(client):
     assert len(styled["metadata"]["style_coefficients"]) == 4
     by_model = {e["model_id"]: e["rating"] for e in styled["leaderboard"]}
     assert by_model["verbose"] == pytest.approx(entries["verbose"].style_rating, abs=0.01)
-    assert all(lo <= v <= hi for _, v, lo, hi in snap.style_coefficients)
+    assert all(lo <= v <= hi for _, v, lo, hi, _status in snap.style_coefficients)
     page = client.get("/leaderboard/?style=1").content.decode()
     assert 'data-testid="style-control"' in page and "checked" in page.split(
         'data-testid="style-control"')[0].rsplit("<input", 1)[1]

@@ -1,23 +1,17 @@
 """End to end on the real broker: a vote schedules a debounced run that a real Celery
 worker performs, and the board then shows the vote."""
 
-import time
-
 from django.test import Client
 
+from arena.testing import waiting
 from battles.tests.factories import vote_on
 from leaderboard.models import RatingRun
 
 from .factories import AIModelFactory, answered_battle
 
 
-def wait_for(condition, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
+def wait_for(condition, timeout: float = 60.0) -> bool:
+    return bool(waiting.wait_for(condition, timeout))
 
 
 def test_votes_reach_the_board_through_the_worker(celery_worker, settings):
