@@ -66,3 +66,24 @@ def test_every_variable_the_arena_reads_is_in_the_readme():
             "ARENA_LOCAL_MODEL_PORT_QWEN", "GROQ_API_KEY"} <= read  # the search finds them
     readme = (ROOT / "README.md").read_text()
     assert sorted(name for name in read if f"`{name}`" not in readme) == []
+
+
+ENV_LINE = re.compile(r"^#?\s*([A-Z][A-Z0-9_]+)=", re.MULTILINE)
+# Read by the tooling around the arena, not by the arena itself: the README says how.
+NOT_IN_ENV_EXAMPLE = {"ARENA_AUDIT_SERVICE_URL", "ARENA_AUDIT_ALLOWLIST",
+                      "ARENA_SKIP_BROWSER_INSTALL", "ARENA_SHARED_DATA", "ARENA_TEST_PROCESSES",
+                      "ARENA_TEST_WAIT_SCALE", "DJANGO_SETTINGS_MODULE"}
+
+
+def test_every_variable_the_arena_reads_is_in_the_env_example_and_nothing_else():
+    """`.env.example` lists each variable once (commented, with its default), and only
+    variables something reads: a setting added or dropped changes it too."""
+    read: set[str] = set()
+    for file in project_files():
+        read |= variables_read(ast.parse(file.read_text(), filename=str(file)))
+    models = yaml.safe_load((ROOT / "fixtures" / "models.yaml").read_text())
+    read |= {m["api_key_env"] for m in models["models"] if m.get("api_key_env")}
+    listed = ENV_LINE.findall((ROOT / ".env.example").read_text())
+    assert sorted({n for n in listed if listed.count(n) > 1}) == []
+    assert sorted(read - set(listed) - NOT_IN_ENV_EXAMPLE) == []
+    assert sorted(set(listed) - read) == []
