@@ -14,7 +14,7 @@ import re
 from asgiref.sync import sync_to_async
 from django.db import connection
 
-from debates.search import Evidence, SearchError
+from debates.evidence import Evidence, SearchError
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]{2,}")
 STOPWORDS = frozenset({

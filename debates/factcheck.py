@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from arena.llm import LLMError, ModelEndpoint, complete_json
-from debates.search import Evidence, SearchBackend, SearchError
+from debates.evidence import Evidence, SearchBackend, SearchError
 
 logger = logging.getLogger(__name__)
 

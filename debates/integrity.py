@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from arena.contests.counting import CountedVotes
 from arena.contests.integrity import CastVote
+from debates.majority import majority_refresh
 from debates.models import CrowdChoice, CrowdVote, Debate, Position
 
 SIDES = {CrowdChoice.PRO: "pro", CrowdChoice.CON: "con"}
@@ -21,8 +22,6 @@ def _cast(choice, a_position, model_a, model_b, at) -> CastVote | None:
 
 
 def _recount(votes) -> None:
-    from debates.crowd import majority_refresh
-
     for debate in Debate.objects.filter(pk__in=votes.values("debate_id")):
         majority_refresh(debate)
 

@@ -6,7 +6,7 @@
 "response_time"}``. Errors carry ``{"detail": {"error": "…"}}``: 400 a bad request, 401 a bad
 key, 429 the rate limit, 403 / 432 / 433 forbidden, plan or pay-as-you-go limit exceeded
 (how tavily-python's ``AsyncTavilyClient`` reads them), anything else a server failure.
-Every failure becomes a :class:`~debates.search.SearchError` whose message a person may read:
+Every failure becomes a :class:`~debates.evidence.SearchError` whose message a person may read:
 never the key, never the raw body.
 """
 
@@ -19,7 +19,7 @@ import weakref
 import httpx
 from django.conf import settings
 
-from debates.search import Evidence, SearchError
+from debates.evidence import Evidence, SearchError
 
 STATUS_MESSAGES = {
     400: "Tavily refused the search as malformed (400)",

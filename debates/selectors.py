@@ -16,7 +16,8 @@ from arena.inputs import parse_uuid
 from arena.modes import Figure
 from arena.queries import column_name, table_name
 from arena.steps import StepStatus
-from debates.crowd import crowd_tally, points_of, wagers_open
+from debates.crowd import points_of, wagers_open
+from debates.majority import crowd_tally
 from debates.models import (
     CrowdChoice,
     CrowdVote,

@@ -5,7 +5,8 @@ import random
 import pytest
 
 from arena.errors import RuleError
-from debates.crowd import crowd_reveal, crowd_tally, crowd_vote, majority, parimutuel, points_of
+from debates.crowd import crowd_reveal, crowd_vote, parimutuel, points_of
+from debates.majority import crowd_tally, majority
 from debates.models import CrowdVote, DebateStatus, DebateStep, PointsAccount, StepKind
 from debates.verdicts import debate_settle
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from debates.evidence import Evidence, SearchError
 from debates.factcheck import check_speech, factuality
-from debates.search import Evidence, SearchError
 from debates.tests.debate_support import DebateScript
 
 CLAIMS = ["Alpha rose 5 percent in 2001", "Beta fell in 1999", "Gamma was founded in 1950"]

@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from arena.testing.fake_tavily import FakeTavilyServer
-from debates.search import SearchError
+from debates.evidence import SearchError
 from debates.search_tavily import TavilySearch, tavily_from_settings
 
 CORPUS = [
