@@ -66,4 +66,5 @@ def model_endpoint(model: AIModel) -> ModelEndpoint:
         system_prompt=model.system_prompt,
         input_price_per_million=float(model.input_price_per_million),
         output_price_per_million=float(model.output_price_per_million),
+        local_key=model.local_key if model.is_local else "",
     )

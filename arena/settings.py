@@ -345,6 +345,9 @@ ARENA_LLM_TIMEOUTS = {
     "pool": 5.0,
 }
 ARENA_LLM_MAX_ATTEMPTS = env_int("ARENA_LLM_MAX_ATTEMPTS", 3, minimum=1)
+# An embedded model's answer is capped at what it writes in this many seconds at its measured
+# speed (and said to be cut); its read timeout follows the prompt (arena.llm.pace).
+ARENA_LOCAL_ANSWER_SECONDS = env_float("ARENA_LOCAL_ANSWER_SECONDS", 45.0)
 ARENA_LLM_BACKOFF_BASE = env_float("ARENA_LLM_BACKOFF_BASE", 1.0)
 # How long a reachability probe of a model endpoint is trusted, in seconds.
 ARENA_PING_CACHE_SECONDS = env_int("ARENA_PING_CACHE_SECONDS", 30, minimum=0)

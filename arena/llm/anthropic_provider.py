@@ -107,12 +107,16 @@ async def run_attempt(
     *,
     stream: bool,
     output: JsonOutput | None = None,
+    timeouts: dict[str, float] | None = None,
 ) -> None:
     """One request; fills ``state``. Raises SDK/transport exceptions or LLMMalformedResponse.
 
     With ``output``, the model is made to call one tool whose input schema is the JSON Schema
-    (Anthropic's documented way to get structured JSON)."""
+    (Anthropic's documented way to get structured JSON). ``timeouts``: this request's own,
+    instead of the client's."""
     params = build_params(endpoint, messages)
+    if timeouts:
+        params["timeout"] = anthropic.Timeout(**timeouts)
     if output is not None:
         params["tools"] = [{"name": output.name, "input_schema": output.schema,
                             "description": "Record the answer in this exact structure."}]

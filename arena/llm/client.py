@@ -33,7 +33,7 @@ from typing import Any
 
 from django.conf import settings
 
-from arena.llm import anthropic_provider, openai_provider
+from arena.llm import anthropic_provider, openai_provider, pace
 from arena.llm.classify import classify
 from arena.llm.errors import LLMConfigError, LLMError
 from arena.llm.types import (
@@ -221,12 +221,14 @@ async def _call(
     output: JsonOutput | None = None,
 ) -> Completion:
     messages = _check_messages(messages)
+    endpoint = pace.paced(endpoint)
     try:
         provider = _provider(endpoint)
         api_key = read_api_key(endpoint)
         timeouts = llm_timeouts()
     except LLMConfigError as error:
         raise _give_up(endpoint, error, 0) from None
+    call_timeouts = pace.call_timeouts(endpoint, messages, timeouts)
     secrets = (api_key,)
     attempts_allowed = max_attempts()
     client, shared = _client_for(provider, endpoint, api_key, timeouts)
@@ -236,8 +238,9 @@ async def _call(
             error: LLMError | None = None
             callback_error: BaseException | None = None
             try:
-                await provider.run_attempt(client, endpoint, messages, state, stream=stream,
-                                           output=output)
+                await provider.run_attempt(
+                    client, endpoint, messages, state, stream=stream, output=output,
+                    timeouts=call_timeouts if call_timeouts != timeouts else None)
             except CallbackFailed as failed:
                 callback_error = failed.original
             except Exception as exc:
@@ -247,6 +250,7 @@ async def _call(
             if callback_error is not None:
                 raise callback_error
             if error is None:
+                pace.observe(endpoint, state.timings)
                 completion = _completion(endpoint, messages, state, attempt, stream=stream)
                 logger.info(
                     "LLM call ok: model=%s stream=%s attempts=%d latency_ms=%d ttft_ms=%s "

@@ -52,6 +52,13 @@ def _usage(usage: Any) -> tuple[int | None, int | None]:
     )
 
 
+def _timings(data: Any) -> dict | None:
+    """llama.cpp's ``timings`` of a response or a stream's last chunk (read by
+    :mod:`arena.llm.pace`); None from any other server."""
+    timings = data.get("timings") if isinstance(data, dict) else getattr(data, "timings", None)
+    return timings if isinstance(timings, dict) else None
+
+
 def _parse_completion(response: Any) -> tuple[str, int | None, int | None]:
     try:
         message = response.choices[0].message
@@ -100,11 +107,13 @@ async def run_attempt(
     *,
     stream: bool,
     output: JsonOutput | None = None,
+    timeouts: dict[str, float] | None = None,
 ) -> None:
     """One request; fills ``state``. Raises SDK/transport exceptions or LLMMalformedResponse.
 
     With ``output``, the JSON Schema goes as ``response_format`` (OpenAI's structured outputs;
-    llama.cpp's server turns it into a grammar and enforces it)."""
+    llama.cpp's server turns it into a grammar and enforces it). ``timeouts``: this request's
+    own, instead of the client's."""
     params: dict[str, Any] = {
         "model": endpoint.api_model,
         "messages": build_messages(endpoint, messages),
@@ -115,9 +124,11 @@ async def run_attempt(
             "type": "json_schema",
             "json_schema": {"name": output.name, "schema": output.schema, "strict": True},
         }
+    options = {"timeout": httpx.Timeout(**timeouts)} if timeouts else {}
     if not stream:
-        response = await client.chat.completions.create(**params)
+        response = await client.chat.completions.create(**params, **options)
         text, state.input_tokens, state.output_tokens = _parse_completion(response)
+        state.timings = _timings(getattr(response, "model_extra", None) or {})
         state.parts.append(text)
         state.finished = True
         state.cut_at_limit = getattr(response.choices[0], "finish_reason", None) == "length"
@@ -128,12 +139,14 @@ async def run_attempt(
     chunks = await client.post(
         "/chat/completions", cast_to=object, stream=True, stream_cls=openai.AsyncStream[object],
         body={**params, "stream": True, "stream_options": {"include_usage": True}},
+        options=options,
     )
     async with chunks:
         async for chunk in chunks:
             text, finished, usage = _parse_chunk(chunk)
             if usage is not None:
                 state.input_tokens, state.output_tokens = usage
+                state.timings = _timings(chunk) or state.timings
             state.finished = state.finished or bool(finished)
             state.cut_at_limit = state.cut_at_limit or finished == "length"
             await state.add_text(text)

@@ -32,6 +32,7 @@ class ModelEndpoint:
     system_prompt: str
     input_price_per_million: float = 0.0
     output_price_per_million: float = 0.0
+    local_key: str = ""  # an embedded model on this machine: calls are paced (arena.llm.pace)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class AttemptState:
     output_tokens: int | None = None
     finished: bool = False
     cut_at_limit: bool = False
+    timings: dict | None = None  # llama.cpp's speeds of this response, when it sends them
 
     @property
     def text(self) -> str:

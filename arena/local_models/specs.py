@@ -49,6 +49,10 @@ class LocalModelSpec:
     # (llama.cpp's default), SmolLM2 asked for a haiku writes one line 26 times until the
     # length limit; on, it ends after three lines (test_local_models).
     dry_multiplier: float = 0.8
+    # Speeds on one thread of a busy 2-core machine (llama.cpp's own timings, 2026-11-26):
+    # where pacing starts before the model's own responses say better (arena.llm.pace).
+    prompt_tokens_per_second: float = 30.0
+    answer_tokens_per_second: float = 8.0
 
     @property
     def n_ctx(self) -> int:
@@ -74,6 +78,8 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
         port_env="ARENA_LOCAL_MODEL_PORT_SMOLLM2",
         default_port=8181,
         size=98_362_432,
+        prompt_tokens_per_second=60.0,
+        answer_tokens_per_second=25.0,
     ),
     "qwen-coder": LocalModelSpec(
         key="qwen-coder",

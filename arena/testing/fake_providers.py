@@ -83,6 +83,8 @@ class FakeOpenAIServer(FakeProviderServer):
     chat_path = "/v1/chat/completions"
     url_suffix = "/v1"
     api_key_env = "ARENA_FAKE_OPENAI_API_KEY"
+    # llama.cpp's ``timings`` (its speeds), sent beside the usage when set, as its server does.
+    timings: dict[str, float] | None = None
 
     _ERROR_TYPES = {
         400: "invalid_request_error",
@@ -146,6 +148,8 @@ class FakeOpenAIServer(FakeProviderServer):
         }
         if a.usage:
             payload["usage"] = self._usage(a)
+        if self.timings is not None:
+            payload["timings"] = self.timings
         return payload
 
     def _include_usage(self, rec: RecordedRequest) -> bool:
@@ -191,6 +195,7 @@ class FakeOpenAIServer(FakeProviderServer):
                         "model": rec.model,
                         "choices": [],
                         "usage": self._usage(a),
+                        **({"timings": self.timings} if self.timings is not None else {}),
                     }
                 )
             )
