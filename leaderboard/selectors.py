@@ -141,6 +141,12 @@ class BoardPage:
         return [style_coefficient(row) for row in self.snapshot.style_coefficients]
 
     @property
+    def filtered(self) -> bool:
+        """A filter (search, organization, license) leaves models out."""
+        q = self.query
+        return bool(q.search or q.organization or q.license)
+
+    @property
     def links_models(self) -> bool:
         """Its subjects are models of the registry, each with a page."""
         return self.board.subjects is None

@@ -87,3 +87,19 @@ def test_bad_parameters(board):
     assert Client().get("/leaderboard/", {"board": "nope"}).status_code == 404
     response = Client().get("/leaderboard/", {"sort": "nope"})
     assert response.status_code == 400 and "nope" in response.content.decode()
+
+
+def test_a_first_vote_reads_as_one_vote_and_explains_why_nobody_is_ranked():
+    """A new arena's board after its first vote: "1 vote counted", and an empty ranking
+    that says every model is still provisional (not "no model matches these filters")."""
+    from .factories import make_votes
+
+    make_votes([("alpha", "beta", "model_a", 1)])
+    services.ratings_run(trigger=RunTrigger.VOTES, boards=["text"])
+    html = Client().get("/leaderboard/").content.decode()
+    assert ">1</strong> vote counted" in html
+    empty = html.split('data-testid="no-rows">', 1)[1].split("</td>", 1)[0]
+    assert "No model is ranked yet" in empty and "5 votes" in empty
+    assert "provisional below" in empty
+    filtered = Client().get("/leaderboard/", {"q": "zzz"}).content.decode()
+    assert "No rated model matches these filters." in filtered
