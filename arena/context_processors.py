@@ -2,6 +2,7 @@ from django.conf import settings
 
 from arena.markdown import markdown_policy
 from arena.modes import modes
+from arena.selectors import prompt_char_limit
 
 
 def navigation(request):
@@ -11,8 +12,10 @@ def navigation(request):
             {"key": m.key, "label": m.label, "url": m.url, "active": path.startswith(m.url)}
             for m in modes()
         ],
-        # Every text box a person writes to counts against this (static/js/arena.js).
-        "max_prompt_chars": settings.ARENA_PROMPT_MAX_CHARS,
+        # Every text box a person writes to counts against this (static/js/arena.js): what
+        # the models a battle may draw can read.
+        "max_prompt_chars": prompt_char_limit(),
+        "max_question_chars": prompt_char_limit(readers=None),  # a panel asks every model
         "markdown_policy": markdown_policy(),
         # An answer a page has heard nothing of for this long gets a word (static/js).
         "quiet_notice_ms": int(settings.ARENA_QUIET_NOTICE_SECONDS * 1000),

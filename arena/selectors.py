@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import time
 
-from arena.availability import Availability, model_base_url, models_availability
+from django.conf import settings
+from django.db import DatabaseError
+
+from arena.availability import (
+    Availability,
+    model_base_url,
+    model_static_problem,
+    models_availability,
+)
+from arena.llm.context import BYTES_PER_TOKEN, MESSAGE_OVERHEAD, input_budget
 from arena.llm.types import ModelEndpoint
 from arena.models import AIModel
 from arena.queries import one_or_none
@@ -51,7 +60,9 @@ def model_endpoint_by_slug(slug: str) -> ModelEndpoint:
 
 
 def model_endpoints_forget(**kwargs) -> None:
+    global _prompt_limit
     _endpoints.clear()
+    _prompt_limit = None
 
 
 def model_endpoint(model: AIModel) -> ModelEndpoint:
@@ -68,3 +79,31 @@ def model_endpoint(model: AIModel) -> ModelEndpoint:
         output_price_per_million=float(model.output_price_per_million),
         local_key=model.local_key if model.is_local else "",
     )
+
+
+_prompt_limit: tuple[float, list[int]] | None = None
+
+
+def prompt_char_limit(*, readers: int | None = 2) -> int:
+    """The longest prompt that ``readers`` of the models a contest may draw (those configured
+    and usable, without probing them) can all read with room for their answers: a battle
+    needs two (the second-largest budget), a panel every model (``None``: the smallest). In
+    characters of plain text (an unknown context window sets no limit), never above
+    ``ARENA_PROMPT_MAX_CHARS``. The budgets are kept briefly in each process: every page's
+    text boxes count against them."""
+    global _prompt_limit
+    now = time.monotonic()
+    if _prompt_limit is None or now - _prompt_limit[0] >= ENDPOINT_CACHE_SECONDS:
+        ceiling = settings.ARENA_PROMPT_MAX_CHARS
+        try:
+            usable = [m for m in AIModel.objects.all() if model_static_problem(m) is None]
+        except DatabaseError:  # a page during an outage still renders, with the setting's
+            return ceiling
+        budgets = sorted((ceiling if (budget := input_budget(m)) is None
+                          else max((budget - MESSAGE_OVERHEAD) * BYTES_PER_TOKEN, 0)
+                          for m in usable), reverse=True)
+        _prompt_limit = (now, budgets)
+    budgets = _prompt_limit[1]
+    count = len(budgets) if readers is None else min(readers, len(budgets))
+    nth = budgets[count - 1] if budgets else settings.ARENA_PROMPT_MAX_CHARS
+    return min(nth, settings.ARENA_PROMPT_MAX_CHARS)

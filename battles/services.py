@@ -52,9 +52,9 @@ MESSAGE_LIMIT_REACHED = (
 )
 # Named limits, never models: the battle is blind until the vote.
 PROMPT_OVER_CONTEXT = (
-    "The prompt is too long for the models here: it is about {tokens:,} tokens, and the most "
-    "any of them reads is {limit:,} tokens (about {chars:,} characters) with room for its "
-    "answer. Shorten it and send it again."
+    "The prompt is too long for the models here: it is about {tokens:,} tokens, and a battle "
+    "needs two models that read it, which here means at most {limit:,} tokens (about "
+    "{chars:,} characters) with room for their answers. Shorten it and send it again."
 )
 CONVERSATION_OVER_CONTEXT = (
     "With this message the conversation would be about {tokens:,} tokens, more than one of "
@@ -126,8 +126,8 @@ def battle_create(
     if len(candidates) < 2:
         raise RuleError(NOT_ENOUGH_MODELS, status=503)
     fitting = [m for m in candidates if fits(m, [text])]
-    if len(fitting) < 2:
-        limit = max(max(input_budget(m) or 0 for m in candidates), 0)
+    if len(fitting) < 2:  # the limit: what the second-largest budget of them reads
+        limit = max(sorted((input_budget(m) or 0 for m in candidates), reverse=True)[1], 0)
         raise RuleError(PROMPT_OVER_CONTEXT.format(
             tokens=estimate_input_tokens([text]), limit=limit,
             chars=limit * BYTES_PER_TOKEN), status=422)

@@ -67,8 +67,11 @@ QUESTION_GENERATION_FAILED = "The question model could not write a question: {er
 
 
 def _clean_question(question: str) -> str:
+    """Every model answers it: at most what the model that reads least can read."""
+    from arena.selectors import prompt_char_limit
+
     return clean_text(question, empty=QUESTION_EMPTY, too_long=QUESTION_TOO_LONG,
-                      field="The question")
+                      field="The question", limit=prompt_char_limit(readers=None))
 
 
 def panel_participants(*, models: list[str] | None = None) -> tuple[list[str], list[dict]]:
