@@ -55,15 +55,18 @@ def debate_new(request: HttpRequest):
     if request.method != "POST":
         return render(request, NEW_TEMPLATE, _form_context(form={}))
     post = request.POST
-    own = post.get("topic") == "own"
+    # A motion typed is the debate's motion: "Random topic" left as it was must not drop it,
+    # and with a library topic picked as well the service asks for one of the two.
+    topic = post.get("topic") or None
+    motion = post.get("motion", "").strip() or ("" if topic == "own" else None)
+    own = motion is not None
     try:
         visitor_limit(request, action="debate_create", limit=settings.ARENA_DEBATES_PER_HOUR,
                       per="hour")
         debate = services.debate_create(
             session_key=session_key_for(request),
             model_a=post.get("model_a") or None, model_b=post.get("model_b") or None,
-            topic_id=None if own else (post.get("topic") or None),
-            motion=post.get("motion", "") if own else None,
+            topic_id=None if topic == "own" else topic, motion=motion,
             persona_a=post.get("persona_a") or None, persona_b=post.get("persona_b") or None,
             rounds=_int(post.get("rounds"), 2), word_limit=_int(post.get("word_limit"), 120),
             fact_checking=post.get("fact_checking") == "on",
