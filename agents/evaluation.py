@@ -19,7 +19,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from agents import services, slots
+from agents import judgement, services, slots
 from agents.models import AgentConversation, EvaluationStage, StageKind
 from agents.speech import vad
 from agents.speech.audio import SAMPLE_BYTES, SAMPLE_RATE, read_wav
@@ -30,7 +30,6 @@ logger = logging.getLogger(__name__)
 
 RECORDING_MISSING = "The recording of this conversation is missing."
 UNEXPECTED = "This measurement failed unexpectedly; the error was logged."
-NO_JUDGE = "No model is available to judge this conversation."
 JUDGE_FAILED = "The judge could not rate this conversation: {reason}"
 TRANSCRIBE_MERGE_MS = 600  # pauses shorter than this stay in one transcribed stretch
 
@@ -50,7 +49,8 @@ JUDGE_SYSTEM = (
     "You evaluate a phone call between a caller and an AI voice agent. Judge only from the "
     "transcript and the scenario. task_success: the success criteria were met. coherence and "
     "instruction_following: 0 to 1. hallucination_count: statements of fact the agent made "
-    "that the scenario and tool results do not support. reason: one or two sentences."
+    "that the scenario and tool results do not support. reason: what in the transcript "
+    "decided it, in your own words."
 )
 
 
@@ -153,24 +153,31 @@ def _judge_lines(conversation: AgentConversation) -> list[slots.Line]:
 
 
 def _judge(conversation: AgentConversation) -> tuple[dict, dict]:
+    """The arena's own checks (slots, hand-offs, references nobody gave), then the judge's
+    reply bounded by them (:mod:`agents.judgement`)."""
     conversation.refresh_from_db()
     scenario = conversation.scenario
     lines = _judge_lines(conversation)
+    spoke = any(line.role == "user" for line in lines)
     report = slots.slot_report(scenario.required_slots, lines, conversation.tool_calls_json)
     fields = {"joint_goal_accuracy": report["accuracy"], "slots_json": report["slots"],
               "turns_to_completion": report["turns_to_completion"],
-              "containment": slots.contained(lines)}
-    verdict, extra = _llm_verdict(conversation, lines)
+              "containment": slots.contained(lines) if spoke else None}
+    invented = judgement.unsupported_references(
+        lines, judgement.scenario_sources(scenario, conversation.tool_calls_json))
+    judge = judge_model(conversation.battle) if spoke else None
+    judged, extra = _llm_verdict(conversation, lines, judge) if judge else (None, {})
+    verdict = judgement.call_verdict(lines=lines, slots=report["slots"],
+                                     accuracy=report["accuracy"], invented=invented,
+                                     judged=judged, judge_missing=spoke and judge is None)
     return {**fields, **verdict}, extra
 
 
-def _llm_verdict(conversation: AgentConversation, lines: list[slots.Line]) -> tuple[dict, dict]:
+def _llm_verdict(conversation: AgentConversation, lines: list[slots.Line],
+                 slug: str) -> tuple[dict, dict]:
     from arena.llm import LLMError, complete_json
     from arena.selectors import model_endpoint_by_slug
 
-    slug = judge_model()
-    if slug is None:
-        raise StageFailed(NO_JUDGE)
     scenario = conversation.scenario
     tools = "\n".join(f"{c.get('name')}: {c.get('result')}"
                       for c in conversation.tool_calls_json) or "(none)"
@@ -190,7 +197,7 @@ def _llm_verdict(conversation: AgentConversation, lines: list[slots.Line]) -> tu
         "coherence": _unit(data["coherence"]),
         "instruction_following": _unit(data["instruction_following"]),
         "hallucination_count": max(0, min(int(data["hallucination_count"]), 100)),
-        "judge_reason": str(data["reason"])[:1000],
+        "reason": str(data["reason"]),
     }, EvaluationStage().usage_fields(result.completion)
 
 
@@ -204,12 +211,12 @@ def _unit(value: object) -> float:
     return round(max(0.0, min(number, 1.0)), 3)
 
 
-def judge_model() -> str | None:
-    """The configured judge (``ARENA_VOICE_JUDGE_MODEL``), else the first available model."""
+def judge_model(battle) -> str | None:  # noqa: ANN001 - an AgentBattle
+    """The configured judge (``ARENA_VOICE_JUDGE_MODEL``), else the first available model,
+    never the language model of either agent (None when every available one is)."""
     from arena.selectors import model_list_available
 
-    available = [m.slug for m in model_list_available()]
-    wanted = settings.ARENA_VOICE_JUDGE_MODEL
-    if wanted:
-        return wanted if wanted in available else None
-    return available[0] if available else None
+    agents = judgement.agent_models(battle.config_a, battle.config_b)
+    chosen = judgement.independent_judge(model_list_available(),
+                                         settings.ARENA_VOICE_JUDGE_MODEL, agents)
+    return chosen.slug if chosen is not None else None

@@ -130,6 +130,9 @@ def test_vote_reveals_once_and_the_metrics_fill_in_through_the_worker(agents, ce
     assert a["evaluation"]["turns_to_completion"] == 1
     assert b["evaluation"]["joint_goal_accuracy"] == 0.0
     assert b["evaluation"]["turns_to_completion"] is None
+    # The judge called B a success too; with no slot captured it is not one, and says why.
+    assert b["evaluation"]["task_success"] is False
+    assert "never captured day, time, name" in b["evaluation"]["reason"]
     assert a["evaluation"]["containment"] is True
 
 

@@ -47,13 +47,15 @@ class VoiceScript:
 
 
 def local_agents(server, slugs=("voice-one", "voice-two")) -> list[AgentConfiguration]:  # noqa: ANN001
-    """Two active local cascade agents whose LLM is ``server``; every other agent retired."""
+    """Two active local cascade agents whose LLM is ``server``, and a third model on it that
+    judges their calls (no agent judges its own); every other agent retired."""
     library_load()
     AgentConfiguration.objects.update(active=False)
+    key_env = "" if server.api_key is None else server.api_key_env
+    make_model(server, "voice-judge", api_key_env=key_env)
     configs = []
     for index, slug in enumerate(slugs):
-        make_model(server, f"{slug}-llm", api_key_env="" if server.api_key is None
-                   else server.api_key_env)
+        make_model(server, f"{slug}-llm", api_key_env=key_env)
         configs.append(AgentConfiguration.objects.create(
             slug=slug, name=f"Local {slug}", provider=Provider.LOCAL,
             components_json={"stt": "whisper-tiny.en", "llm": f"{slug}-llm", "tts": "espeak-ng"},

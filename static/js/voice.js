@@ -294,14 +294,14 @@
     else if (failed("transcript")) setText("transcript-full", failed("transcript"), card);
     const e = m.evaluation;
     if (e) {
-      setText("task", e.task_success ? "✓ succeeded" : "✗ not achieved", card);
+      setText("task", e.task_success == null ? "— not judged" : e.task_success ? "✓ succeeded" : "✗ not achieved", card);
       const slots = Object.keys(e.slots);
       setText("slots", pct(e.joint_goal_accuracy) + (slots.length ? " (" + slots.map(function (k) {
         return (e.slots[k] ? "✓ " : "✗ ") + k;
       }).join(", ") + ")" : ""), card);
       setText("quality", pct(e.coherence) + " · " + pct(e.instruction_following), card);
-      setText("hallucinations", String(e.hallucination_count), card);
-      setText("containment", (e.containment ? "contained" : "handed on") + " · "
+      setText("hallucinations", e.hallucination_count == null ? "—" : String(e.hallucination_count), card);
+      setText("containment", (e.containment == null ? "—" : e.containment ? "contained" : "handed on") + " · "
         + (e.turns_to_completion == null ? "not completed" : e.turns_to_completion + " turn" + (e.turns_to_completion === 1 ? "" : "s")), card);
       setText("reason", e.reason, card);
     } else if (failed("judge")) {
