@@ -121,7 +121,7 @@ class DebateOut(Schema):
     ai_consensus: bool | None
     tiebreaker_used: bool
     needs_review: bool
-    judge_is_debater: bool
+    judged: bool  # false: every model debated, so no AI verdict (the crowd decides)
     judge: str | None
     factuality: float | None
     crowd: dict[str, int]

@@ -27,7 +27,7 @@ from arena.streaming import StreamRelay
 from debates import services
 from debates.factcheck import TurnReport, check_speech, factuality
 from debates.judging import JudgeResult, Speech, judge_both_orders
-from debates.lineup import judges_for
+from debates.lineup import fact_checker_for, judges_for
 from debates.models import (
     Debate,
     DebateStatus,
@@ -232,7 +232,7 @@ def run_turn(step: DebateStep, debate: Debate) -> Outcome:
 
 def run_fact_check(step: DebateStep, debate: Debate) -> Outcome:
     turn = DebateTurn.objects.get(debate=debate, round=step.round, position=step.position)
-    endpoint = model_endpoint(debate.judge_model)
+    endpoint = model_endpoint(fact_checker_for(debate, step.position))
     backend = search_backend()
     report: TurnReport = aio.run(check_speech(endpoint, backend, turn.speech))
 

@@ -104,35 +104,44 @@ def pick_topic(topic_id, motion: str | None, session_key: str, problems: list[st
     return rng.choice(candidates)
 
 
-def choose_judge(model_a, model_b, available: dict) -> tuple:
-    """``(judge, is_debater)``: the configured judge, else another available model; a
-    debater judges only when no other model is available."""
+def choose_judge(model_a, model_b, available: dict):  # noqa: ANN001, ANN201 - AIModels
+    """The configured judge, else another available model; never a debater (None when every
+    available model debates: the debate then has no AI verdict and the crowd decides)."""
     debaters = {model_a.pk, model_b.pk}
     preferred = available.get(settings.ARENA_DEBATE_JUDGE_MODEL)
     if preferred is not None and preferred.pk not in debaters:
-        return preferred, False
+        return preferred
     others = sorted((m for m in available.values() if m.pk not in debaters),
                     key=lambda m: (m.is_local, m.slug))
-    if others:
-        return others[0], False
-    return model_a, True
+    return others[0] if others else None
 
 
 def judges_for(debate: Debate) -> list[tuple[str, object]]:
-    """The primary judge, a fallback judge (another model, a non-debater when one is
-    available) and, when configured and available, the tiebreaker."""
-    available = available_models()
+    """The primary judge, a fallback judge and, when configured and available, the
+    tiebreaker: none of them a debater (none at all when the debate has no judge)."""
     primary = debate.judge_model
+    if primary is None:
+        return []
+    available = available_models()
     debaters = {debate.model_a_id, debate.model_b_id}
-    others = sorted((m for m in available.values() if m.pk != primary.pk),
-                    key=lambda m: (m.pk in debaters, m.is_local, m.slug))
+    others = sorted((m for m in available.values()
+                     if m.pk != primary.pk and m.pk not in debaters),
+                    key=lambda m: (m.is_local, m.slug))
     judges: list[tuple[str, object]] = [("primary", primary)]
     if others:
         judges.append(("fallback", others[0]))
     tiebreaker = available.get(settings.ARENA_DEBATE_TIEBREAKER_MODEL)
-    if tiebreaker is not None:
+    if tiebreaker is not None and tiebreaker.pk not in debaters:
         judges.append(("tiebreaker", tiebreaker))
     return judges
+
+
+def fact_checker_for(debate: Debate, position: str):  # noqa: ANN201 - an AIModel
+    """Who checks the claims of ``position``'s speeches: the judge, or when the debate has
+    none, the other side's model (never the speaker itself)."""
+    if debate.judge_model is not None:
+        return debate.judge_model
+    return debate.model_of("con" if position == "pro" else "pro")
 
 
 def check_spend(models) -> None:

@@ -164,8 +164,6 @@ class Debate(models.Model):
     is_listed = models.BooleanField(default=True)
     judge_model = models.ForeignKey(AIModel, on_delete=models.PROTECT, null=True, blank=True,
                                     related_name="+", help_text="Primary judge.")
-    judge_is_debater = models.BooleanField(
-        default=False, help_text="No other model was available to judge.")
     ai_winner = models.CharField(max_length=3, choices=DebateWinner.choices, blank=True)
     ai_consensus = models.BooleanField(null=True, help_text="Both orders agreed.")
     tiebreaker_used = models.BooleanField(default=False)

@@ -52,7 +52,7 @@ def debate_payload(view: DebateView) -> dict:
             for e in view.evaluations],
         "ai_winner": debate.ai_winner or None, "ai_consensus": debate.ai_consensus,
         "tiebreaker_used": debate.tiebreaker_used, "needs_review": debate.needs_review,
-        "judge_is_debater": debate.judge_is_debater, "judge": view.judge_name,
+        "judged": debate.judge_model_id is not None, "judge": view.judge_name,
         "factuality": debate.factuality, "crowd": view.tally,
         "crowd_winner": debate.human_winner or None,
         "your_vote": vote.choice if vote else None, "your_wager": vote.wager if vote else None,

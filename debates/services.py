@@ -80,7 +80,7 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
         raise RuleError(INVALID_CONFIGURATION.format(problems="; ".join(problems) + "."),
                         status=400)
     check_spend([first, second])
-    judge, judge_is_debater = choose_judge(first, second, available)
+    judge = choose_judge(first, second, available)
     if listed is None:
         listed = motion is None
     with transaction.atomic():
@@ -93,7 +93,6 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
             model_a_position=rng.choice([Position.PRO, Position.CON]), rounds=rounds,
             word_limit=word_limit, fact_checking=fact_checking, strict_mode=strict_mode,
             is_listed=listed and calibration is None, judge_model=judge,
-            judge_is_debater=judge_is_debater,
             **(dict(zip(("handicapped", "handicap", "planted"), calibration, strict=True))
                if calibration else {}))
         step_enqueue(DebateStep.objects.create(debate=debate, kind=StepKind.MODERATOR, round=1))

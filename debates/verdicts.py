@@ -7,6 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.errors import RuleError
+from debates.crowd import wagers_settle
 from debates.models import Debate, DebateStatus, JudgeEvaluation
 from debates.signals import debate_verdict_recorded
 from debates.streams import announce_debate
@@ -35,8 +36,17 @@ def _verdict_of(results) -> tuple[str, bool | None, bool]:
 
 def debate_record_verdicts(*, debate_id, results) -> None:
     """Store every evaluation and settle the debate: the consensus winner, or
-    ``needs_review`` when no judge could give one (an admin settles it)."""
+    ``needs_review`` when no judge could give one (an admin settles it). A debate with no
+    independent judge has no AI verdict: it completes, the crowd decides, and every wager
+    is given back (nobody can have called a verdict that never comes)."""
     debate = Debate.objects.select_for_update().get(pk=debate_id)
+    if debate.judge_model_id is None:
+        debate.status, debate.completed_at = DebateStatus.COMPLETED, timezone.now()
+        debate.duration_ms = debate.elapsed_ms
+        debate.save(update_fields=["status", "completed_at", "duration_ms", "updated_at"])
+        wagers_settle(debate=debate)
+        announce_debate(debate.pk, status=debate.status)
+        return
     JudgeEvaluation.objects.filter(debate=debate).delete()
     JudgeEvaluation.objects.bulk_create([
         JudgeEvaluation(
@@ -63,8 +73,6 @@ def debate_record_verdicts(*, debate_id, results) -> None:
 
 def debate_settle(*, debate: Debate, winner: str) -> None:
     """The AI verdict stands: the AI board hears of it and the wagers are paid out."""
-    from debates.crowd import wagers_settle
-
     debate.ai_winner, debate.ai_outcome = winner, debate.outcome_of(winner)
     debate.needs_review = False
     debate.save(update_fields=["ai_winner", "ai_outcome", "needs_review", "updated_at"])

@@ -85,7 +85,7 @@ def test_start_watch_vote_with_a_wager_and_read_the_verdict(page, setup):
     expect(page.get_by_test_id("status")).to_have_text("Completed")
     page.screenshot(path=str(SCREENSHOT), full_page=True)
     debate = Debate.objects.get()
-    assert debate.judge_model_id == "gamma-1b" and not debate.judge_is_debater
+    assert debate.judge_model_id == "gamma-1b"
     # Blind means blind: no frame of the stream named a model.
     assert any('"delta"' in f for f in frames)
     for name in ("alpha", "beta", "gamma", "Alpha", "Beta", "Gamma"):

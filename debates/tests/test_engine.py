@@ -17,6 +17,7 @@ from debates.models import (
 )
 from debates.selectors import debate_view
 from debates.tests.debate_support import (
+    EXTRACT_MARK,
     FALSE_CLAIM,
     DebateScript,
     library,
@@ -162,17 +163,18 @@ class TestJudging:
         roles = set(debate.evaluations.values_list("role", flat=True))
         assert roles == {"primary", "tiebreaker"}
 
-    def test_a_failing_judge_is_retried_then_a_fallback_judge_decides(self, debate_setup):
+    def test_a_failing_judge_is_retried_then_a_fallback_judge_decides(self, debate_setup,
+                                                                      fake_openai):
         script, *_ = debate_setup
+        make_model(fake_openai, "delta-2b")  # the fallback: another model, not a debater
         script.judge_failures = {"gamma-1b-api": 6}  # three tries in each order
-        # The fallback is another model: a debater here, as no other model is available.
-        script.judge_winners = {m: {"pro_first": "con", "con_first": "con"}
-                                for m in ("alpha-7b-api", "beta-3b-api")}
+        script.judge_winners = {"delta-2b-api": {"pro_first": "con", "con_first": "con"}}
         debate = wait_debate(start(debate_setup, rounds=1).pk)
         primary = debate.evaluations.filter(role="primary")
         assert primary.count() == 2 and all(e.attempts == 3 and not e.winner for e in primary)
         fallback = debate.evaluations.filter(role="fallback")
         assert fallback.count() == 2 and debate.ai_winner == "con"
+        assert {e.judge_id for e in fallback} == {"delta-2b"}
 
     def test_no_judge_at_all_asks_for_a_review_that_an_admin_settles(self, debate_setup):
         script, *_ = debate_setup
@@ -187,15 +189,32 @@ class TestJudging:
             verdicts.debate_review_settle(debate_id=debate.pk, winner="pro")
         assert raised.value.status == 409
 
-    def test_a_debater_judges_only_when_no_other_model_is_available(self, debate_setup,
-                                                                    settings):
+    def test_no_debater_judges_its_own_debate_the_crowd_decides(self, debate_setup,
+                                                                fake_openai):
+        """With only the two debaters available (the embedded arena's two local models) a
+        debater declared itself the winner; now there is no AI verdict, each side's claims
+        are checked by the other side's model, and wagers are given back."""
         from arena.models import AIModel
+        from debates.crowd import crowd_vote, points_of
 
         AIModel.objects.filter(pk="gamma-1b").update(api_key_env="ARENA_TEST_UNSET_KEY")
         debate = start(debate_setup, rounds=1)
-        assert debate.judge_is_debater and debate.judge_model_id in ("alpha-7b", "beta-3b")
+        assert debate.judge_model_id is None
+        wait_for(lambda: debate.turns.exists())
+        crowd_vote(debate_id=debate.pk, session_key="bettor", choice="pro", wager=200)
         debate = wait_debate(debate.pk)
-        assert debate.status == DebateStatus.COMPLETED
+        assert debate.status == DebateStatus.COMPLETED and not debate.needs_review
+        assert not debate.ai_winner and not JudgeEvaluation.objects.filter(debate=debate)
+        assert points_of("bettor") == 1000  # the stake came back
+        # Whose speech each claim extraction read (its speaker's mark), and who read it.
+        checked = {(r.model, "pro" if "Speaker-pro" in r.messages[-1]["content"] else "con")
+                   for r in fake_openai.chat_requests
+                   if EXTRACT_MARK in r.messages[-1]["content"]}
+        speaker = {debate.model_of(side).api_model: side for side in ("pro", "con")}
+        assert {side for _model, side in checked} == {"pro", "con"}
+        assert all(speaker[model] != side for model, side in checked)
+        page = debate_view(debate=debate, session_key="bettor")
+        assert page.judge_name is None
 
 
 class TestFailuresAndControls:
