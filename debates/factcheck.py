@@ -64,6 +64,8 @@ VERDICT_SCHEMA = {
     "additionalProperties": False,
 }
 
+NOT_CHECKED = "This speech was not fact-checked: {reason}"
+
 EXTRACT_PROMPT = """List the checkable factual claims in this debate speech: statistics,
 historical facts, scientific findings and definitions that a search could confirm or refute.
 Skip opinions, predictions and value judgements. At most {max_claims} claims; none is fine.
@@ -192,7 +194,7 @@ async def check_speech(endpoint: ModelEndpoint, backend: SearchBackend, speech: 
     try:
         claims, tokens, cost = await extract_claims(endpoint, speech)
     except LLMError as exc:
-        return TurnReport([], note=f"Claims could not be extracted: {exc.user_message}")
+        return TurnReport([], note=NOT_CHECKED.format(reason=exc.user_message))
     seconds = settings.ARENA_FACTCHECK_CLAIM_SECONDS
     results = list(await asyncio.gather(
         *(_verify_in_time(endpoint, backend, claim, seconds) for claim in claims)))

@@ -117,7 +117,7 @@ def call_judge(model, messages: list[ChatMessage], shown: Shown) -> tuple[list[s
     except LLMSchemaViolation as exc:
         # An object of another shape may still be a ranking; if not, say what is wrong with
         # it in the judge's own terms (labels), not the schema's.
-        data, reply, problem = exc.data, exc.reply, exc.user_message
+        data, reply, problem = exc.data, exc.reply, exc.problem
     except LLMError as exc:
         return None, "", "", exc.user_message
     except Exception:

@@ -221,7 +221,8 @@ async def _call(
     output: JsonOutput | None = None,
 ) -> Completion:
     messages = _check_messages(messages)
-    endpoint = pace.paced(endpoint)
+    if output is None:  # a JSON object is as long as its shape needs, and a grammar ends it
+        endpoint = pace.paced(endpoint)
     try:
         provider = _provider(endpoint)
         api_key = read_api_key(endpoint)

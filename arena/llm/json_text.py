@@ -63,11 +63,59 @@ def _find_key(value: object, key: str, depth: int = 0) -> dict | None:
     return None
 
 
+_CLOSERS = {"{": "}", "[": "]"}
+
+
+def closed_cut_json(text: str) -> str | None:
+    """A reply cut off mid-object (at the length limit) made whole: everything after the last
+    complete member is dropped and the open brackets are closed, so the members written in
+    full are kept. None when there is no object to close or nothing complete in it."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    stack: list[str] = []
+    in_string = escaped = False
+    cuts: list[tuple[int, tuple[str, ...]]] = []  # where a member ended, and what was open
+    for i, char in enumerate(text[start:], start):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char in _CLOSERS:
+            stack.append(char)
+        elif char in "}]":
+            if not stack:
+                return None
+            stack.pop()
+            if not stack:
+                return None  # a complete object: nothing was cut
+            cuts.append((i + 1, tuple(stack)))
+        elif char == ",":
+            cuts.append((i, tuple(stack)))
+    for end, still_open in reversed(cuts):
+        candidate = text[start:end] + "".join(_CLOSERS[b] for b in reversed(still_open))
+        try:
+            json.loads(candidate)
+        except ValueError:
+            continue
+        return candidate
+    return None
+
+
 def extract_json_object(text: str, *, want_key: str | None = None) -> dict:
     """The first JSON object in ``text`` that has ``want_key`` (also when nested), else the
-    first object. Raises ``ValueError`` (:data:`NO_JSON` / :data:`INCOMPLETE_JSON`)."""
+    first object; a reply cut off mid-object keeps its complete members
+    (:func:`closed_cut_json`). Raises ``ValueError`` (:data:`NO_JSON` /
+    :data:`INCOMPLETE_JSON`)."""
     first: dict | None = None
-    for attempt in (text or "", _repaired(text or "")):
+    closed = closed_cut_json(_repaired(text or ""))
+    for attempt in (text or "", _repaired(text or ""), *([closed] if closed else [])):
         for candidate in _candidates(attempt):
             for value in _objects_in(candidate):
                 if not isinstance(value, dict):

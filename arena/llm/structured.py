@@ -30,9 +30,13 @@ _REFUSED_FEATURES = ("response_format", "json_schema", "tool", "schema", "gramma
 
 
 class LLMSchemaViolation(LLMError):
-    """The reply is not JSON of the asked shape; ``user_message`` says what is wrong."""
+    """The reply is not JSON of the asked shape even after one more ask; ``problem`` says
+    what is wrong in the schema's terms (for a prompt or a log), ``user_message`` in a
+    person's."""
 
-    default_user_message = "The model's reply was not in the asked format."
+    default_user_message = ("The model's answer could not be read: it was not in the shape "
+                            "asked for, twice.")
+    problem = ""
 
 
 @dataclass(frozen=True)
@@ -52,15 +56,31 @@ async def complete_json(endpoint: ModelEndpoint, messages: list[ChatMessage], sc
     except LLMRequestRejected as error:
         if not _refused_structure(error):
             raise
-        completion, method = await complete_chat(endpoint, messages), "extracted"
-    try:
-        data = extract_json_object(completion.text, want_key=_first_required(schema))
-    except ValueError as exc:
-        raise _violation(str(exc), completion, None) from None
-    problem = schema_problem(data, schema)
+        output, method = None, "extracted"
+        completion = await complete_chat(endpoint, messages)
+    data, problem = _read(completion, schema)
+    if problem:
+        # The repair pass: the model is told what was wrong and asked once more.
+        again = [*messages, {"role": "assistant", "content": completion.text or "(nothing)"},
+                 {"role": "user", "content": REASK.format(problem=problem)}]
+        completion = await complete_chat(endpoint, again, output=output)
+        data, problem = _read(completion, schema)
     if problem:
         raise _violation(problem, completion, data)
     return StructuredCompletion(data=data, completion=completion, method=method)
+
+
+REASK = ("That reply could not be used: {problem}. Reply again with only the JSON object, "
+         "complete and in the asked shape.")
+
+
+def _read(completion: Completion, schema: dict) -> tuple[dict | None, str | None]:
+    """The object in a reply and what is wrong with it (None: nothing)."""
+    try:
+        data = extract_json_object(completion.text, want_key=_first_required(schema))
+    except ValueError as exc:
+        return None, str(exc)
+    return data, schema_problem(data, schema)
 
 
 def schema_problem(data: object, schema: dict) -> str | None:
@@ -74,7 +94,8 @@ def schema_problem(data: object, schema: dict) -> str | None:
 
 
 def _violation(problem: str, completion: Completion, data: dict | None) -> LLMSchemaViolation:
-    error = LLMSchemaViolation(problem, user_message=problem)
+    error = LLMSchemaViolation(problem)
+    error.problem = problem
     error.reply = completion.text  # what the model said, for a retry that quotes it
     error.data = data  # the object found, if any (a caller may judge it more kindly)
     error.completion = completion

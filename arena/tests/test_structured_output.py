@@ -74,14 +74,41 @@ async def test_any_other_rejection_is_not_retried_plainly(fake_openai):
     ('{"results": ["A", "B", "D"]}', "results/2: 'D' is not one of ['A', 'B', 'C']"),
     ('{"ranking": ["A", "B", "C"]}', "'results' is a required property"),
     ("I think A is best.", "the reply contains no JSON object"),
-    ('{"results": ["A", "B"', "the reply has no complete JSON object"),
+    ('{"results": ["A", "B"', "results: ['A'] is too short"),  # cut: what was complete
 ])
-async def test_a_reply_of_the_wrong_shape_says_what_is_wrong(fake_openai, reply, problem):
+async def test_a_reply_of_the_wrong_shape_is_asked_again_then_says_what_is_wrong(
+        fake_openai, reply, problem):
+    """The repair pass: the model hears what was wrong and answers once more; a second
+    wrong answer fails with the problem for a prompt or a log, and a person's words for a
+    page (never the schema's: "'claims' is a required property" reached a debate page)."""
     fake_openai.reply_text = reply
     with pytest.raises(LLMSchemaViolation) as caught:
         await complete_json(fake_openai.endpoint("m"), ASK, RANKING)
-    assert problem in caught.value.user_message
+    assert problem in caught.value.problem
+    assert caught.value.user_message == LLMSchemaViolation.default_user_message
     assert caught.value.reply == reply
+    first, second = fake_openai.chat_requests
+    assert problem in second.messages[-1]["content"]
+    assert second.messages[-2] == {"role": "assistant", "content": reply}
+
+
+async def test_a_second_answer_in_shape_is_taken(fake_openai):
+    fake_openai.script(Behaviour.ok('{"ranking": "A"}'),
+                       Behaviour.ok('{"results": ["C", "A", "B"]}'))
+    result = await complete_json(fake_openai.endpoint("m"), ASK, RANKING)
+    assert result.data == {"results": ["C", "A", "B"]}
+    assert len(fake_openai.chat_requests) == 2
+
+
+async def test_an_answer_cut_at_the_length_limit_keeps_its_complete_members(fake_openai):
+    """A small model's list of claims cut mid-item: the claims written in full are used."""
+    schema = {"type": "object", "required": ["claims"], "properties": {"claims": {
+        "type": "array", "items": {"type": "object", "required": ["text"],
+                                   "properties": {"text": {"type": "string"}}}}}}
+    fake_openai.reply_text = '{"claims": [{"text": "Paris is in France"}, {"text": "The Mo'
+    result = await complete_json(fake_openai.endpoint("m"), ASK, schema)
+    assert result.data == {"claims": [{"text": "Paris is in France"}]}
+    assert len(fake_openai.chat_requests) == 1
 
 
 async def test_server_errors_are_still_retried(fake_openai, fast_llm_retries):
@@ -135,11 +162,19 @@ class TestExtractJsonObject:
         with pytest.raises(ValueError, match=NO_JSON):
             results_object(text)
 
-    @pytest.mark.parametrize("text", ['{"results": ["A", "B"', '{"results": [A, B]}',
-                                      "{'results': ['A', 'B']}", '{"results": ["A" "B"]}'])
+    @pytest.mark.parametrize("text", ['{"results": [A, B]}', "{'results': ['A', 'B']}",
+                                      '{"results": ["A" "B"]}', '{"results": ['])
     def test_broken_json_is_an_error_that_says_so(self, text):
         with pytest.raises(ValueError, match=re.escape(INCOMPLETE_JSON)):
             results_object(text)
+
+    @pytest.mark.parametrize(("text", "closed"), [
+        ('{"results": ["A", "B"', {"results": ["A"]}),  # "B" may be cut too: dropped
+        ('{"results": ["A", "B"], "note": "cut he', {"results": ["A", "B"]}),
+        ('Here: {"a": {"b": [1, 2], "c": "x\\"y", "d', {"a": {"b": [1, 2], "c": 'x"y'}}),
+    ])
+    def test_a_cut_object_keeps_its_complete_members(self, text, closed):
+        assert extract_json_object(text) == closed
 
 
 def test_schema_problems_are_one_line():

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from arena.llm import LLMSchemaViolation
 from debates.evidence import Evidence, SearchError
-from debates.factcheck import check_speech, factuality
+from debates.factcheck import NOT_CHECKED, check_speech, factuality
 from debates.tests.debate_support import DebateScript
 
 CLAIMS = ["Alpha rose 5 percent in 2001", "Beta fell in 1999", "Gamma was founded in 1950"]
@@ -99,7 +100,9 @@ def test_claims_that_cannot_be_extracted_give_an_empty_report_saying_why(fake_op
     fake_openai.reply_text = lambda rec: "No JSON here at all."
     report = asyncio.run(check_speech(fake_openai.endpoint("checker"), TogetherSearch(1),
                                       SPEECH))
-    assert report.results == [] and report.note.startswith("Claims could not be extracted")
+    assert report.results == []
+    assert report.note == NOT_CHECKED.format(reason=LLMSchemaViolation.default_user_message)
+    assert "required property" not in report.note and "JSON" not in report.note
 
 
 def test_factuality():
