@@ -41,7 +41,10 @@ from debates.speeches import (
     HANDICAPS,
     STRONG_NOTE,
     SpeakerBrief,
+    compact_revision_messages,
+    compact_turn_messages,
     cut_to_words,
+    parse_compact,
     parse_turn,
     revision_messages,
     turn_messages,
@@ -54,6 +57,7 @@ logger = logging.getLogger(__name__)
 UNEXPECTED_FAILURE = "The step failed because of an unexpected error."
 RUNNING_STATUSES = (DebateStatus.INITIALIZING, DebateStatus.IN_PROGRESS)
 TURN_EXTRA_TOKENS = 350  # room for <reflection> and <critique> besides the speech
+COMPACT_EXTRA_TOKENS = 40  # a compact turn is the speech alone
 
 
 @dataclass
@@ -163,8 +167,31 @@ def _transcript(debate: Debate, budget_tokens: int) -> list[tuple[str, str, str]
 def _turn_endpoint(debate: Debate, position: str):
     model = debate.model_of(position)
     endpoint = model_endpoint(model)
-    wanted = round(debate.word_limit * 1.6) + TURN_EXTRA_TOKENS
+    extra = COMPACT_EXTRA_TOKENS if model.is_local else TURN_EXTRA_TOKENS
+    wanted = round(debate.word_limit * 1.6) + extra
     return replace(endpoint, max_tokens=max(endpoint.max_tokens, wanted)), model
+
+
+def _opponent_last(debate: Debate, position: str) -> str | None:
+    """The other side's latest speech, for a compact turn."""
+    other = "con" if position == "pro" else "pro"
+    turn = debate.turns.filter(position=other).order_by("-round").first()
+    return turn.speech if turn else None
+
+
+def _false_findings(existing: DebateTurn) -> list[str]:
+    return [f"\u201c{c.claim}\u201d: {c.explanation}"
+            for c in existing.fact_checks.filter(revision=0, verdict="false")]
+
+
+def _compact_messages(debate: Debate, step: DebateStep, brief: SpeakerBrief,
+                      existing: DebateTurn | None) -> list[ChatMessage]:
+    """An embedded model's turn (:func:`debates.speeches.compact_turn_messages`)."""
+    messages = compact_turn_messages(brief, _opponent_last(debate, step.position))
+    if existing is None:
+        return messages
+    return compact_revision_messages(messages, existing.raw, _false_findings(existing),
+                                     debate.word_limit)
 
 
 async def _stream_turn(relay: StreamRelay, endpoint, messages: list[ChatMessage], restart: bool):
@@ -176,23 +203,26 @@ async def _stream_turn(relay: StreamRelay, endpoint, messages: list[ChatMessage]
     return completion
 
 
+def _full_messages(debate: Debate, step: DebateStep, brief: SpeakerBrief, model,
+                   existing: DebateTurn | None, max_tokens: int) -> list[ChatMessage]:
+    """A capable model's Reflect-Critique-Refine turn over the debate so far."""
+    budget = max((model.context_tokens or 4096) - max_tokens - 900, 200)
+    if existing is None:
+        return turn_messages(brief, _transcript(debate, budget))
+    earlier = [t for t in _transcript(debate, budget)
+               if not (t[0] == f"Round {step.round}" and t[1] == step.position)]
+    return revision_messages(turn_messages(brief, earlier), existing.raw,
+                             _false_findings(existing), debate.word_limit)
+
+
 def run_turn(step: DebateStep, debate: Debate) -> Outcome:
     endpoint, model = _turn_endpoint(debate, step.position)
-    context = model.context_tokens or 4096
-    budget = max(context - endpoint.max_tokens - 900, 200)
     brief = _brief(debate, step)
-    messages = turn_messages(brief, _transcript(debate, budget) if step.revision == 0 else [])
-    existing = None
-    if step.revision:
-        existing = DebateTurn.objects.get(debate=debate, round=step.round,
-                                          position=step.position)
-        findings = [f"\u201c{c.claim}\u201d: {c.explanation}"
-                    for c in existing.fact_checks.filter(revision=0, verdict="false")]
-        earlier = _transcript(debate, budget)
-        earlier = [t for t in earlier if not (t[0] == f"Round {step.round}"
-                                              and t[1] == step.position)]
-        messages = revision_messages(turn_messages(brief, earlier), existing.raw, findings,
-                                     debate.word_limit)
+    compact = model.is_local  # the embedded small models: the compact turn
+    existing = (DebateTurn.objects.get(debate=debate, round=step.round, position=step.position)
+                if step.revision else None)
+    messages = (_compact_messages(debate, step, brief, existing) if compact
+                else _full_messages(debate, step, brief, model, existing, endpoint.max_tokens))
     relay = turn_relay(step)
     try:
         completion = aio.run(_stream_turn(relay, endpoint, messages,
@@ -200,7 +230,7 @@ def run_turn(step: DebateStep, debate: Debate) -> Outcome:
     except LLMError as exc:
         aio.run(relay.finish("failed", error=exc.user_message))
         return Outcome(ok=False, error=exc.user_message)
-    parsed = parse_turn(completion.text)
+    parsed = parse_compact(completion.text) if compact else parse_turn(completion.text)
     speech, cut = cut_to_words(parsed.speech, debate.word_limit)
     if not speech.strip():
         aio.run(relay.finish("failed", error="The debater sent an empty speech."))

@@ -4,6 +4,12 @@ The reply holds ``<reflection>``, ``<critique>`` and ``<speech>``; models forget
 them wrongly or add prose around them, so :func:`parse_turn` is forgiving: a missing
 ``<speech>`` makes the whole text (without the other sections) the speech, and says so.
 :func:`cut_to_words` enforces the word limit at a sentence boundary.
+
+The embedded models (135M and 0.5B parameters) cannot follow that: they repeated the
+transcript's labels ("[round 1] Your opponent (PRO): …"), never wrote the tags, and took
+minutes writing three sections. They get the compact turn (:func:`compact_turn_messages`):
+the persona and the rules as the system prompt, the opponent's last speech quoted, and a
+request for the speech alone, whose reply :func:`parse_compact` cleans of echoed labels.
 """
 
 from __future__ import annotations
@@ -67,6 +73,30 @@ HANDICAPS = {
 
 OPENING_NOTE = ("You speak first: there is no opposing speech yet. In <reflection> and "
                 "<critique>, anticipate the other side's strongest case instead.")
+
+COMPACT_SYSTEM = """You are {name}, {description}, speaking in a formal debate.
+Speak {speaking_style}. Be {traits}. Stay in character and argue with reasons and facts.
+Write only your speech: plain sentences, no headings, no lists, no labels, no stage
+directions, at most {word_limit} words."""
+
+COMPACT_TURN = """The motion: "{motion}"
+You argue {stance} the motion.
+{opponent}
+Now give your speech {stance} the motion ({round_note}), in at most {word_limit} words."""
+
+COMPACT_OPPONENT = "Your opponent just said:\n\"{speech}\"\nAnswer their main point first."
+COMPACT_FIRST = "You speak first: set out your two strongest reasons."
+COMPACT_REVISION = """That speech stated something false:
+{findings}
+Give the speech again without it, in at most {word_limit} words."""
+
+# What a small model echoes of its prompt or of a transcript: the opponent's words under
+# their label (the line goes), and labels at the start of a line (the label goes).
+_ECHOED_OPPONENT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:your )?opponent\b[^:\n]{0,40}:.*$\n?",
+                              re.IGNORECASE | re.MULTILINE)
+_ECHO = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:(?:your )?(?:opponent|speech|you|pro|con|"
+                   r"round \d+|rebuttal|opening|closing)[^:\n]{0,40}:|\*\*[^*\n]{1,40}:\*\*)\s*",
+                   re.IGNORECASE | re.MULTILINE)
 
 REVISION_PROMPT = """A fact-checker found a false claim in your speech:
 {findings}
@@ -169,3 +199,41 @@ def cut_to_words(text: str, limit: int) -> tuple[str, bool]:
     if ends:
         return head[:ends[-1]].strip(), True
     return head.rstrip(",;:- ") + "…", True
+
+
+def compact_turn_messages(brief: SpeakerBrief, opponent_last: str | None) -> list[ChatMessage]:
+    """A small model's turn: the persona and the rules, then the opponent's last speech (not
+    the whole transcript, whose labels it copied) and the request for a speech alone. The
+    system prompt goes first as the leading user text, so llama.cpp's prompt cache keeps it
+    between the debater's turns."""
+    stance = "for" if brief.position == "pro" else "against"
+    system = COMPACT_SYSTEM.format(
+        name=brief.name, description=brief.description.rstrip("."),
+        speaking_style=brief.speaking_style.rstrip(".") or "plainly",
+        traits=", ".join(brief.traits) or "yourself", word_limit=brief.word_limit)
+    if brief.coaching:
+        system += f"\n{brief.coaching}"
+    opponent = (COMPACT_OPPONENT.format(speech=" ".join(opponent_last.split()))
+                if opponent_last else COMPACT_FIRST)
+    last = brief.round == brief.rounds and brief.rounds > 1
+    turn = COMPACT_TURN.format(
+        motion=brief.motion, stance=stance, opponent=opponent, word_limit=brief.word_limit,
+        round_note="your closing speech" if last else f"round {brief.round} of {brief.rounds}")
+    return [{"role": "user", "content": f"{system}\n\n{turn}"}]
+
+
+def compact_revision_messages(original: list[ChatMessage], reply: str, findings: list[str],
+                              word_limit: int) -> list[ChatMessage]:
+    return [*original, {"role": "assistant", "content": reply},
+            {"role": "user", "content": COMPACT_REVISION.format(
+                findings="\n".join(f"- {f}" for f in findings), word_limit=word_limit)}]
+
+
+def parse_compact(text: str) -> ParsedTurn:
+    """A compact reply is the speech: tags, quotes around it and labels a small model echoes
+    at the start of a line ("Speech:", "[Round 1] CON:") are taken off."""
+    speech = _ANY_TAG.sub("", text or "")
+    speech = _ECHO.sub("", _ECHOED_OPPONENT.sub("", speech)).strip()
+    if len(speech) > 1 and speech[0] in "\"“" and speech[-1] in "\"”":
+        speech = speech[1:-1].strip()
+    return ParsedTurn("", "", speech, tags_missing=False)

@@ -7,6 +7,7 @@ from arena.errors import RuleError
 from arena.steps import StepStatus
 from arena.testing.fake_providers import Behaviour
 from debates import services, verdicts
+from debates.judging import MAX_JUDGE_TRIES
 from debates.models import (
     Debate,
     DebateStatus,
@@ -27,6 +28,11 @@ from debates.tests.debate_support import (
     wait_for,
     worker_idle,
 )
+
+
+# Bad replies that fail a judge in both orders: each try is a reply and the structured
+# output's one re-ask (arena.llm.structured), three tries in each of the two orders.
+EVERY_TRY = 2 * MAX_JUDGE_TRIES * 2
 
 
 @pytest.fixture
@@ -167,7 +173,7 @@ class TestJudging:
                                                                       fake_openai):
         script, *_ = debate_setup
         make_model(fake_openai, "delta-2b")  # the fallback: another model, not a debater
-        script.judge_failures = {"gamma-1b-api": 6}  # three tries in each order
+        script.judge_failures = {"gamma-1b-api": EVERY_TRY}
         script.judge_winners = {"delta-2b-api": {"pro_first": "con", "con_first": "con"}}
         debate = wait_debate(start(debate_setup, rounds=1).pk)
         primary = debate.evaluations.filter(role="primary")
@@ -176,9 +182,11 @@ class TestJudging:
         assert fallback.count() == 2 and debate.ai_winner == "con"
         assert {e.judge_id for e in fallback} == {"delta-2b"}
 
-    def test_no_judge_at_all_asks_for_a_review_that_an_admin_settles(self, debate_setup):
+    def test_no_judge_at_all_asks_for_a_review_that_an_admin_settles(self, debate_setup,
+                                                                     fake_openai):
         script, *_ = debate_setup
-        script.judge_failures = {"gamma-1b-api": 6, "alpha-7b-api": 6, "beta-3b-api": 6}
+        make_model(fake_openai, "delta-2b")  # the fallback fails too
+        script.judge_failures = {"gamma-1b-api": EVERY_TRY, "delta-2b-api": EVERY_TRY}
         debate = wait_debate(start(debate_setup, rounds=1).pk)
         assert debate.status == DebateStatus.COMPLETED
         assert debate.needs_review and not debate.ai_winner

@@ -2,7 +2,14 @@
 
 import pytest
 
-from debates.speeches import SpeakerBrief, cut_to_words, parse_turn, turn_messages
+from debates.speeches import (
+    SpeakerBrief,
+    compact_turn_messages,
+    cut_to_words,
+    parse_compact,
+    parse_turn,
+    turn_messages,
+)
 
 
 class TestParseTurn:
@@ -63,3 +70,36 @@ def test_the_prompt_carries_persona_position_and_the_debate_so_far():
     assert "precise, bold" in text and "Use formal prose" in text
     assert "Your opponent (PRO):\nLogic is vital." in text
     assert "You (CON):\nNot for all." in text
+
+
+class TestCompactTurn:
+    """The embedded small models' turn: they copied the transcript's labels ("[round 1] Your
+    opponent (PRO): … Now write your round 1 turn as CON.") and never wrote the tags."""
+
+    BRIEF = SpeakerBrief(name="Ada", description="a careful engineer.", background="",
+                         traits=["calm", "precise"], speaking_style="plainly", position="con",
+                         motion="This house would ban cars", round=2, rounds=2,
+                         word_limit=80)
+
+    def test_the_prompt_quotes_the_opponents_last_speech_and_asks_for_the_speech_alone(self):
+        [message] = compact_turn_messages(self.BRIEF, "Cars   pollute.\nBan them.")
+        text = message["content"]
+        assert '"Cars pollute. Ban them."' in text and "against the motion" in text
+        assert "your closing speech" in text and "at most 80 words" in text
+        assert "[" not in text and "<speech>" not in text and "PRO)" not in text
+        [first] = compact_turn_messages(
+            SpeakerBrief(**{**self.BRIEF.__dict__, "position": "pro", "round": 1}), None)
+        assert "You speak first" in first["content"] and "for the motion" in first["content"]
+
+    @pytest.mark.parametrize(("reply", "speech"), [
+        ("[Round 1] Your opponent (PRO): cars pollute\nBuses exist, so cars can go.",
+         "Buses exist, so cars can go."),
+        ('Speech: "We should not ban cars."', "We should not ban cars."),
+        ("**Rebuttal:** Cars matter to nurses.", "Cars matter to nurses."),
+        ("<speech>Tagged anyway.</speech>", "Tagged anyway."),
+        ("Plain and simple.", "Plain and simple."),
+    ])
+    def test_the_reply_is_the_speech_without_what_was_echoed(self, reply, speech):
+        parsed = parse_compact(reply)
+        assert parsed.speech == speech and not parsed.tags_missing
+        assert parsed.reflection == parsed.critique == ""
