@@ -29,7 +29,6 @@ from debates.tests.debate_support import (
     worker_idle,
 )
 
-
 # Bad replies that fail a judge in both orders: each try is a reply and the structured
 # output's one re-ask (arena.llm.structured), three tries in each of the two orders.
 EVERY_TRY = 2 * MAX_JUDGE_TRIES * 2
