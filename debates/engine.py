@@ -42,6 +42,7 @@ from debates.speeches import (
     STRONG_NOTE,
     SpeakerBrief,
     compact_revision_messages,
+    compact_system,
     compact_turn_messages,
     cut_to_words,
     parse_compact,
@@ -223,6 +224,8 @@ def run_turn(step: DebateStep, debate: Debate) -> Outcome:
                 if step.revision else None)
     messages = (_compact_messages(debate, step, brief, existing) if compact
                 else _full_messages(debate, step, brief, model, existing, endpoint.max_tokens))
+    if compact:
+        endpoint = replace(endpoint, system_prompt=compact_system(brief))
     relay = turn_relay(step)
     try:
         completion = aio.run(_stream_turn(relay, endpoint, messages,
@@ -230,7 +233,9 @@ def run_turn(step: DebateStep, debate: Debate) -> Outcome:
     except LLMError as exc:
         aio.run(relay.finish("failed", error=exc.user_message))
         return Outcome(ok=False, error=exc.user_message)
-    parsed = parse_compact(completion.text) if compact else parse_turn(completion.text)
+    parsed = (parse_compact(completion.text, prompt=[endpoint.system_prompt,
+                                                     *(m["content"] for m in messages)])
+              if compact else parse_turn(completion.text))
     speech, cut = cut_to_words(parsed.speech, debate.word_limit)
     if not speech.strip():
         aio.run(relay.finish("failed", error="The debater sent an empty speech."))

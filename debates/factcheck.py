@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -133,8 +134,37 @@ def factuality(verdicts: list[str]) -> float | None:
     return round(sum(scores) / len(scores), 4) if scores else None
 
 
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_FIGURE = re.compile(r"\d|\bper ?cent\b|%", re.IGNORECASE)
+_NAME = re.compile(r"(?<=\w )[A-Z][a-z]+")  # a capitalised word inside a sentence
+
+
+def rule_claims(speech: str) -> list[Claim]:
+    """The checkable sentences of a speech, found without a model: those with a year, a
+    figure or a name in them, the most specific first. For the embedded small models, whose
+    lists of claims held the claim types ("Statistical") or timestamps instead of claims."""
+    found = []
+    for sentence in _SENTENCES.split(" ".join(speech.split())):
+        words = len(sentence.split())
+        if not 5 <= words <= 40:
+            continue
+        year, figure = _YEAR.search(sentence), _FIGURE.search(sentence)
+        names = len(_NAME.findall(sentence))
+        if not (year or figure or names):
+            continue
+        kind = "historical" if year else "statistical" if figure else "definitional"
+        weight = 2 * bool(year) + 2 * bool(figure) + min(names, 2)
+        found.append((weight, Claim(sentence.rstrip("."), kind, min(0.5 + weight / 10, 0.9))))
+    found.sort(key=lambda item: -item[0])
+    return [claim for _weight, claim in found[:MAX_CLAIMS]]
+
+
 async def extract_claims(endpoint: ModelEndpoint, speech: str) -> tuple[list[Claim], int, float]:
-    """The speech's claims, with the tokens and cost of asking."""
+    """The speech's claims, with the tokens and cost of asking (an embedded small model is
+    not asked: :func:`rule_claims`)."""
+    if endpoint.local_key:
+        return rule_claims(speech), 0, 0.0
     prompt = EXTRACT_PROMPT.format(max_claims=MAX_CLAIMS, speech=speech)
     result = await complete_json(endpoint, [{"role": "user", "content": prompt}], CLAIMS_SCHEMA,
                                  name="claims")

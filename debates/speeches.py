@@ -15,6 +15,7 @@ request for the speech alone, whose reply :func:`parse_compact` cleans of echoed
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arena.llm import ChatMessage
@@ -74,21 +75,17 @@ HANDICAPS = {
 OPENING_NOTE = ("You speak first: there is no opposing speech yet. In <reflection> and "
                 "<critique>, anticipate the other side's strongest case instead.")
 
-COMPACT_SYSTEM = """You are {name}, {description}, speaking in a formal debate.
-Speak {speaking_style}. Be {traits}. Stay in character and argue with reasons and facts.
-Write only your speech: plain sentences, no headings, no lists, no labels, no stage
-directions, at most {word_limit} words."""
-
-COMPACT_TURN = """The motion: "{motion}"
-You argue {stance} the motion.
-{opponent}
-Now give your speech {stance} the motion ({round_note}), in at most {word_limit} words."""
-
-COMPACT_OPPONENT = "Your opponent just said:\n\"{speech}\"\nAnswer their main point first."
-COMPACT_FIRST = "You speak first: set out your two strongest reasons."
-COMPACT_REVISION = """That speech stated something false:
-{findings}
-Give the speech again without it, in at most {word_limit} words."""
+COMPACT_SYSTEM = ("You are {name}, {description}, debating {stance} the motion \"{motion}\". "
+                  "Speak {speaking_style} and stay in character. Answer in one short "
+                  "paragraph of plain sentences, at most {word_limit} words, with no lists "
+                  "and no headings.")
+COMPACT_FIRST = "Open the debate: give two reasons {stance} the motion."
+COMPACT_OPPONENT = ("Your opponent said: \"{speech}\" Answer their point, then give one more "
+                    "reason {stance} the motion.")
+COMPACT_CLOSING = ("Your opponent said: \"{speech}\" This is your closing speech: answer their "
+                   "point and sum up why you are {stance} the motion.")
+COMPACT_REVISION = ("That speech stated something false: {findings} Give the speech again "
+                    "without it, at most {word_limit} words.")
 
 # What a small model echoes of its prompt or of a transcript: the opponent's words under
 # their label (the line goes), and labels at the start of a line (the label goes).
@@ -201,39 +198,60 @@ def cut_to_words(text: str, limit: int) -> tuple[str, bool]:
     return head.rstrip(",;:- ") + "…", True
 
 
-def compact_turn_messages(brief: SpeakerBrief, opponent_last: str | None) -> list[ChatMessage]:
-    """A small model's turn: the persona and the rules, then the opponent's last speech (not
-    the whole transcript, whose labels it copied) and the request for a speech alone. The
-    system prompt goes first as the leading user text, so llama.cpp's prompt cache keeps it
-    between the debater's turns."""
-    stance = "for" if brief.position == "pro" else "against"
+def compact_system(brief: SpeakerBrief) -> str:
+    """A small model's system prompt for its turn: who it is, its side, the rules (they keep
+    to a short paragraph better there than in a long request they copy back)."""
     system = COMPACT_SYSTEM.format(
-        name=brief.name, description=brief.description.rstrip("."),
+        name=brief.name, description=brief.description.rstrip("."), motion=brief.motion,
+        stance="for" if brief.position == "pro" else "against",
         speaking_style=brief.speaking_style.rstrip(".") or "plainly",
-        traits=", ".join(brief.traits) or "yourself", word_limit=brief.word_limit)
-    if brief.coaching:
-        system += f"\n{brief.coaching}"
-    opponent = (COMPACT_OPPONENT.format(speech=" ".join(opponent_last.split()))
-                if opponent_last else COMPACT_FIRST)
-    last = brief.round == brief.rounds and brief.rounds > 1
-    turn = COMPACT_TURN.format(
-        motion=brief.motion, stance=stance, opponent=opponent, word_limit=brief.word_limit,
-        round_note="your closing speech" if last else f"round {brief.round} of {brief.rounds}")
-    return [{"role": "user", "content": f"{system}\n\n{turn}"}]
+        word_limit=brief.word_limit)
+    return f"{system} {brief.coaching}" if brief.coaching else system
+
+
+def compact_turn_messages(brief: SpeakerBrief, opponent_last: str | None) -> list[ChatMessage]:
+    """A small model's turn: a short request, quoting the opponent's last speech (not the
+    whole transcript, whose labels it copied); its system prompt is :func:`compact_system`."""
+    stance = "for" if brief.position == "pro" else "against"
+    if not opponent_last:
+        ask = COMPACT_FIRST.format(stance=stance)
+    else:
+        closing = brief.round == brief.rounds and brief.rounds > 1
+        ask = (COMPACT_CLOSING if closing else COMPACT_OPPONENT).format(
+            speech=" ".join(opponent_last.split()), stance=stance)
+    return [{"role": "user", "content": ask}]
 
 
 def compact_revision_messages(original: list[ChatMessage], reply: str, findings: list[str],
                               word_limit: int) -> list[ChatMessage]:
     return [*original, {"role": "assistant", "content": reply},
             {"role": "user", "content": COMPACT_REVISION.format(
-                findings="\n".join(f"- {f}" for f in findings), word_limit=word_limit)}]
+                findings=" ".join(findings), word_limit=word_limit)}]
 
 
-def parse_compact(text: str) -> ParsedTurn:
-    """A compact reply is the speech: tags, quotes around it and labels a small model echoes
-    at the start of a line ("Speech:", "[Round 1] CON:") are taken off."""
+_LIST_MARK = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*\u2022])\s*", re.MULTILINE)
+_SENTENCE = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)]*\s+")
+
+
+def _key(sentence: str) -> str:
+    return re.sub(r"\W+", " ", sentence).strip().casefold()
+
+
+def parse_compact(text: str, *, prompt: Iterable[str] = ()) -> ParsedTurn:
+    """A compact reply is the speech, as one paragraph: tags, quotes around it, labels a small
+    model echoes at the start of a line ("Speech:", "[Round 1] CON:"), list numbers, a
+    sentence said twice and a sentence copied from its ``prompt`` are taken off."""
     speech = _ANY_TAG.sub("", text or "")
-    speech = _ECHO.sub("", _ECHOED_OPPONENT.sub("", speech)).strip()
-    if len(speech) > 1 and speech[0] in "\"“" and speech[-1] in "\"”":
+    speech = _ECHO.sub("", _ECHOED_OPPONENT.sub("", speech))
+    speech = " ".join(_LIST_MARK.sub("", speech).split())
+    if len(speech) > 1 and speech[0] in "\"\u201c" and speech[-1] in "\"\u201d":
         speech = speech[1:-1].strip()
-    return ParsedTurn("", "", speech, tags_missing=False)
+    copied = {_key(s) for part in prompt for s in _SENTENCE.split(part)}
+    kept: list[str] = []
+    seen: set[str] = set()
+    for sentence in _SENTENCE.split(speech):
+        key = _key(sentence)
+        if key and key not in seen and key not in copied:
+            seen.add(key)
+            kept.append(sentence.strip())
+    return ParsedTurn("", "", " ".join(kept), tags_missing=False)

@@ -8,8 +8,8 @@ import pytest
 
 from arena.llm import LLMSchemaViolation
 from debates.evidence import Evidence, SearchError
-from debates.factcheck import NOT_CHECKED, check_speech, factuality
-from debates.tests.debate_support import DebateScript
+from debates.factcheck import NOT_CHECKED, check_speech, factuality, rule_claims
+from debates.tests.debate_support import EXTRACT_MARK, DebateScript
 
 CLAIMS = ["Alpha rose 5 percent in 2001", "Beta fell in 1999", "Gamma was founded in 1950"]
 SPEECH = ". ".join(CLAIMS) + "."
@@ -108,3 +108,21 @@ def test_claims_that_cannot_be_extracted_give_an_empty_report_saying_why(fake_op
 def test_factuality():
     assert factuality([]) is None and factuality(["unverifiable"]) is None
     assert factuality(["verified", "false", "misleading", "unverifiable"]) == 0.5
+
+
+def test_a_small_embedded_checker_is_not_asked_for_the_claims(fake_openai):
+    """SmolLM2's lists of claims held the claim types ("Statistical") or timestamps; the
+    sentences with a year, a figure or a name are the claims instead, and only their
+    verdicts are asked of the model."""
+    speech = ("Nuclear power is clean. France gets about 70 percent of its power from it. "
+              "The Paris Agreement was adopted in 2015 by many nations. I feel strongly.")
+    claims = rule_claims(speech)
+    assert [(c.text, c.type) for c in claims] == [
+        ("The Paris Agreement was adopted in 2015 by many nations", "historical"),
+        ("France gets about 70 percent of its power from it", "statistical")]
+    fake_openai.reply_text = lambda rec: json.dumps(
+        {"verdict": "verified", "confidence": 0.7, "explanation": "The evidence says so."})
+    endpoint = fake_openai.endpoint("checker", local_key="smollm2")
+    report = asyncio.run(check_speech(endpoint, TogetherSearch(1), speech))
+    assert [r.claim.text for r in report.results] == [c.text for c in claims]
+    assert not any(EXTRACT_MARK in r.messages[-1]["content"] for r in fake_openai.chat_requests)

@@ -4,6 +4,7 @@ import pytest
 
 from debates.speeches import (
     SpeakerBrief,
+    compact_system,
     compact_turn_messages,
     cut_to_words,
     parse_compact,
@@ -74,22 +75,26 @@ def test_the_prompt_carries_persona_position_and_the_debate_so_far():
 
 class TestCompactTurn:
     """The embedded small models' turn: they copied the transcript's labels ("[round 1] Your
-    opponent (PRO): … Now write your round 1 turn as CON.") and never wrote the tags."""
+    opponent (PRO): … Now write your round 1 turn as CON."), never wrote the tags, and wrote
+    numbered lists that repeated themselves."""
 
     BRIEF = SpeakerBrief(name="Ada", description="a careful engineer.", background="",
                          traits=["calm", "precise"], speaking_style="plainly", position="con",
                          motion="This house would ban cars", round=2, rounds=2,
                          word_limit=80)
 
-    def test_the_prompt_quotes_the_opponents_last_speech_and_asks_for_the_speech_alone(self):
+    def test_the_persona_side_and_rules_are_the_system_prompt_the_request_is_short(self):
+        system = compact_system(self.BRIEF)
+        assert "You are Ada, a careful engineer, debating against the motion" in system
+        assert "at most 80 words" in system and "no lists" in system
         [message] = compact_turn_messages(self.BRIEF, "Cars   pollute.\nBan them.")
         text = message["content"]
-        assert '"Cars pollute. Ban them."' in text and "against the motion" in text
-        assert "your closing speech" in text and "at most 80 words" in text
-        assert "[" not in text and "<speech>" not in text and "PRO)" not in text
-        [first] = compact_turn_messages(
-            SpeakerBrief(**{**self.BRIEF.__dict__, "position": "pro", "round": 1}), None)
-        assert "You speak first" in first["content"] and "for the motion" in first["content"]
+        assert 'Your opponent said: "Cars pollute. Ban them."' in text
+        assert "closing speech" in text and "against the motion" in text
+        assert "[" not in text and "<speech>" not in text and "PRO" not in text
+        opening = SpeakerBrief(**{**self.BRIEF.__dict__, "position": "pro", "round": 1})
+        [first] = compact_turn_messages(opening, None)
+        assert first["content"] == "Open the debate: give two reasons for the motion."
 
     @pytest.mark.parametrize(("reply", "speech"), [
         ("[Round 1] Your opponent (PRO): cars pollute\nBuses exist, so cars can go.",
@@ -97,9 +102,12 @@ class TestCompactTurn:
         ('Speech: "We should not ban cars."', "We should not ban cars."),
         ("**Rebuttal:** Cars matter to nurses.", "Cars matter to nurses."),
         ("<speech>Tagged anyway.</speech>", "Tagged anyway."),
-        ("Plain and simple.", "Plain and simple."),
+        ("1. Cars help. They are fast.\n2. Cars help. They are safe.\n10.",
+         "Cars help. They are fast. They are safe."),
+        ("Open the debate: give two reasons for the motion. Cars are bad.", "Cars are bad."),
     ])
-    def test_the_reply_is_the_speech_without_what_was_echoed(self, reply, speech):
-        parsed = parse_compact(reply)
+    def test_the_reply_is_one_paragraph_without_what_was_echoed_or_repeated(self, reply, speech):
+        prompt = ["Open the debate: give two reasons for the motion."]
+        parsed = parse_compact(reply, prompt=prompt)
         assert parsed.speech == speech and not parsed.tags_missing
         assert parsed.reflection == parsed.critique == ""
