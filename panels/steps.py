@@ -112,7 +112,8 @@ def call_judge(model, messages: list[ChatMessage], shown: Shown) -> tuple[list[s
     endpoint = model_endpoint(model)
     release_database()
     try:
-        result = aio.run(complete_json(endpoint, messages, ranking_schema(shown), name="ranking"))
+        result = aio.run(complete_json(endpoint, messages, ranking_schema(shown),
+                                       name="ranking", reask=False))
         data, reply, problem = result.data, result.completion.text, ""
     except LLMSchemaViolation as exc:
         # An object of another shape may still be a ranking; if not, say what is wrong with

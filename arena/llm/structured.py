@@ -47,8 +47,10 @@ class StructuredCompletion:
 
 
 async def complete_json(endpoint: ModelEndpoint, messages: list[ChatMessage], schema: dict,
-                        *, name: str = "result") -> StructuredCompletion:
-    """Ask for one JSON object satisfying ``schema``; see the module docstring."""
+                        *, name: str = "result", reask: bool = True) -> StructuredCompletion:
+    """Ask for one JSON object satisfying ``schema``; see the module docstring. ``reask``
+    False: no second ask (a caller that asks again in its own terms, as the panel's judges
+    do with their labels)."""
     output = JsonOutput(name=name, schema=schema)
     method = "tool_use" if endpoint.provider_kind == "anthropic" else "json_schema"
     try:
@@ -59,7 +61,7 @@ async def complete_json(endpoint: ModelEndpoint, messages: list[ChatMessage], sc
         output, method = None, "extracted"
         completion = await complete_chat(endpoint, messages)
     data, problem = _read(completion, schema)
-    if problem:
+    if problem and reask:
         # The repair pass: the model is told what was wrong and asked once more.
         again = [*messages, {"role": "assistant", "content": completion.text or "(nothing)"},
                  {"role": "user", "content": REASK.format(problem=problem)}]

@@ -210,3 +210,11 @@ async def test_the_local_smollm2_answers_in_shape_under_the_schema():
             ranked.append(await complete_json(endpoint, ask, permutations, name="ranking"))
     assert all(r.method == "json_schema" and len(r.data["results"]) == 3 for r in shaped)
     assert all(sorted(r.data["results"]) == ["A", "B", "C"] for r in ranked)
+
+
+async def test_a_caller_that_asks_again_itself_gets_no_second_ask(fake_openai):
+    fake_openai.reply_text = '{"ranking": "A"}'
+    with pytest.raises(LLMSchemaViolation) as caught:
+        await complete_json(fake_openai.endpoint("m"), ASK, RANKING, reask=False)
+    assert "'results' is a required property" in caught.value.problem
+    assert len(fake_openai.chat_requests) == 1
