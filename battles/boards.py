@@ -24,7 +24,7 @@ from leaderboard.boards import (
     register_board,
     subject_grouped_outcomes,
 )
-from leaderboard.scans import VoteScan, vote_scan
+from leaderboard.runs.scans import VoteScan, vote_scan
 
 PAIR = {"model_a": "model_a_id", "model_b": "model_b_id"}
 

@@ -177,8 +177,8 @@ def _load(n_votes: int, n_models: int) -> None:
 
 def _bench_runs() -> None:
     from battles.boards import text_outcomes
-    from leaderboard import online_elo, services
     from leaderboard.models import RunTrigger
+    from leaderboard.runs import online_elo, services
 
     steps: dict[str, float] = {}
     last = [time.perf_counter()]
@@ -228,8 +228,8 @@ def _bench_runs() -> None:
 def _bench_page(n_requests: int) -> None:
     from django.test import Client
 
-    from leaderboard import selectors
-    from leaderboard.selectors import snapshot_latest
+    from leaderboard.pages import selectors
+    from leaderboard.pages.selectors import snapshot_latest
 
     snap = snapshot_latest(board="text")
     client = Client()

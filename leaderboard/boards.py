@@ -26,7 +26,7 @@ A board's functions return plain rows, never model instances:
 * ``subject_outcomes(subject)`` — optional: the ``outcomes()`` rows of one subject only
   (a model's page); without it they are picked from ``outcomes()``.
 * ``vote_scan()`` — optional: every counted outcome with each side's style, its categories
-  and language, as a :class:`~leaderboard.scans.VoteScan` (see :func:`leaderboard.scans.
+  and language, as a :class:`~leaderboard.runs.scans.VoteScan` (see :func:`leaderboard.runs.scans.
   vote_scan`). With it a run reads the outcomes once, from it: the board, a board per
   category (``coding``, ``lang-en``...; titles from :mod:`arena.prompt_categories`) with
   at least ``ARENA_LEADERBOARD_CATEGORY_MIN_VOTES`` votes, and, for a Bradley–Terry board,

@@ -6,8 +6,8 @@ import pytest
 
 from battles.boards import text_outcomes, text_period_outcomes
 from battles.models import Vote
-from leaderboard import compute
 from leaderboard.boards import get_board
+from leaderboard.runs import compute
 
 from .factories import make_votes
 

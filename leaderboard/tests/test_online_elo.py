@@ -6,9 +6,9 @@ import pytest
 
 from battles.models import Position
 from battles.tests.factories import vote_on
-from leaderboard import online_elo, services
 from leaderboard.boards import get_board, register_board
 from leaderboard.models import EloBoardState, OnlineElo, RunTrigger
+from leaderboard.runs import online_elo, services
 
 from .factories import AIModelFactory, answered_battle, make_votes
 

@@ -1,4 +1,4 @@
-"""A board's votes read once as arrays (leaderboard.scans): the same votes whichever way the
+"""A board's votes read once as arrays (leaderboard.runs.scans): the same votes whichever way the
 database is read, grouped as the SQL GROUP BY groups them."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from arena.prompt_categories import category_tags
 from battles.boards import text_outcomes, text_vote_scan
 from battles.models import Vote
-from leaderboard import compute
-from leaderboard.scans import (
+from leaderboard.runs import compute
+from leaderboard.runs.scans import (
     category_masks,
     language_code,
     language_number,

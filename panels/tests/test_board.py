@@ -5,7 +5,7 @@ from django.test import Client
 
 from leaderboard.boards import get_board
 from leaderboard.models import EloBoardState, OnlineElo, RunTrigger
-from leaderboard.services import ratings_run
+from leaderboard.runs.services import ratings_run
 from panels import services
 from panels.boards import panel_counts, panel_outcomes
 from panels.models import PanelOutcome, PanelStatus
@@ -23,7 +23,7 @@ from panels.tests.panel_support import (
 def clean_debounce():
     from django.core.cache import cache
 
-    from leaderboard.services import DEBOUNCE_KEY, LOCK_KEY
+    from leaderboard.runs.services import DEBOUNCE_KEY, LOCK_KEY
 
     keys = [DEBOUNCE_KEY.format(board="panel"), LOCK_KEY.format(board="panel")]
     cache.delete_many(keys)

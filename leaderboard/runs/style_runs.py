@@ -7,9 +7,9 @@ import logging
 
 from django.conf import settings
 
-from leaderboard import compute
 from leaderboard.boards import Board
-from leaderboard.scans import VoteScan
+from leaderboard.runs import compute
+from leaderboard.runs.scans import VoteScan
 
 logger = logging.getLogger(__name__)
 

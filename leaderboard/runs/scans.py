@@ -24,8 +24,8 @@ import numpy as np
 from django.db.models import UUIDField
 
 from arena.prompt_categories import CATEGORY_BITS, LANGUAGE_PREFIX, UNKNOWN_LANGUAGE
-from leaderboard.compute import Grouped
 from leaderboard.ratings.outcomes import parse_outcome
+from leaderboard.runs.compute import Grouped
 
 _WINNER_CODES = "CASE q.w WHEN 'model_a' THEN 0 WHEN 'model_b' THEN 1 WHEN 'tie' THEN 2 ELSE 3 END"
 # A language code of up to three ASCII letters as one number (0: unknown).

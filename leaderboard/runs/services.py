@@ -1,5 +1,5 @@
 """Writes of the leaderboard: rating runs and snapshots, debounced runs (the online Elo is
-:mod:`leaderboard.online_elo`).
+:mod:`leaderboard.runs.online_elo`).
 
 A run reads each board's outcomes aggregated in SQL, fits them (Bradley–Terry with
 sandwich or bootstrap intervals, or Glicko-2 / Elo where a board asks for it), and writes
@@ -22,18 +22,18 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from arena.steps import batch_soon, batch_started, send_task
-from leaderboard import compute, scans
 from leaderboard.boards import Board, board_names, board_subjects, get_board
-from leaderboard.fast_insert import insert_plain
 from leaderboard.models import (
     BoardSnapshot,
     RatingRun,
     RunStatus,
     SnapshotEntry,
 )
-from leaderboard.online_elo import elo_applied, online_elo_apply, online_elo_replay
 from leaderboard.ratings import parse_outcome
-from leaderboard.style_runs import style_columns
+from leaderboard.runs import compute, scans
+from leaderboard.runs.fast_insert import insert_plain
+from leaderboard.runs.online_elo import elo_applied, online_elo_apply, online_elo_replay
+from leaderboard.runs.style_runs import style_columns
 
 logger = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ import numpy as np
 from django.conf import settings
 
 from arena.prompt_categories import category_title
-from leaderboard import plots
 from leaderboard.boards import Board, boards, get_board
-from leaderboard.compute import expected_win_rate, style_coefficient
 from leaderboard.models import BoardSnapshot, OnlineElo, RatingRun, RunStatus, SnapshotEntry
+from leaderboard.pages import plots
+from leaderboard.runs.compute import expected_win_rate, style_coefficient
 
 ENTRY_FIELDS = (
     "subject", "name", "organization", "license", "deprecated", "provisional", "rating",
