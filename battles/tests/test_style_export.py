@@ -125,7 +125,7 @@ def test_a_board_over_the_style_limit_skips_style_control_and_says_so(settings, 
 
     settings.ARENA_LEADERBOARD_STYLE_MAX_VOTES = 10
     _styled_battles(12)
-    with caplog.at_level("INFO", logger="leaderboard.runs.style_runs"):
+    with caplog.at_level("INFO", logger="leaderboard.runs.rating"):
         leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
     snap = BoardSnapshot.objects.get(board="text")
     assert snap.style_coefficients is None

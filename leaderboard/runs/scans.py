@@ -23,9 +23,8 @@ from typing import NamedTuple
 import numpy as np
 from django.db.models import UUIDField
 
-from arena.prompt_categories import CATEGORY_BITS, LANGUAGE_PREFIX, UNKNOWN_LANGUAGE
+from arena.prompt_categories import UNKNOWN_LANGUAGE
 from leaderboard.ratings.outcomes import parse_outcome
-from leaderboard.runs.compute import Grouped
 
 _WINNER_CODES = "CASE q.w WHEN 'model_a' THEN 0 WHEN 'model_b' THEN 1 WHEN 'tie' THEN 2 ELSE 3 END"
 # A language code of up to three ASCII letters as one number (0: unknown).
@@ -159,42 +158,3 @@ def _packed(rows, subjects: list[str]) -> bytes:
         (blob,) = cursor.fetchone()
     return bytes(blob or b"")
 
-
-class ScanGroups(NamedTuple):
-    """The scan's votes grouped once by (a, b, result): ``inverse[i]`` is vote i's group."""
-
-    a: np.ndarray
-    b: np.ndarray
-    code: np.ndarray
-    inverse: np.ndarray
-
-
-def scan_groups(scan: VoteScan) -> ScanGroups:
-    n = len(scan.subjects)
-    keys, inverse = np.unique((scan.a * n + scan.b) * 4 + scan.code, return_inverse=True)
-    return ScanGroups(keys // 4 // n, keys // 4 % n, keys % 4, inverse.ravel())
-
-
-def scan_grouped(scan: VoteScan, groups: ScanGroups,
-                 keep: np.ndarray | None = None) -> tuple[Grouped, np.ndarray]:
-    """The outcomes (those ``keep`` marks) grouped by (a, b, result), over the subjects
-    that took part; and, per scan subject, its index there (−1: absent)."""
-    counts = np.bincount(groups.inverse if keep is None else groups.inverse[keep],
-                         minlength=groups.a.size)
-    used = counts > 0
-    ga, gb, gc = groups.a[used], groups.b[used], groups.code[used]
-    present = np.unique(np.r_[ga, gb])
-    position = np.full(len(scan.subjects), -1, dtype=np.int64)
-    position[present] = np.arange(present.size)
-    grouped = Grouped([scan.subjects[i] for i in present], position[ga], position[gb], gc,
-                      counts[used].astype(np.int64))
-    return grouped, position
-
-
-def category_masks(scan: VoteScan) -> dict[str, np.ndarray]:
-    """Each category and language the votes have, with the votes it marks."""
-    masks = {name: (scan.categories & bit) != 0 for name, bit in CATEGORY_BITS.items()}
-    for number in np.unique(scan.language):
-        if number:
-            masks[LANGUAGE_PREFIX + language_code(int(number))] = scan.language == number
-    return {name: mask for name, mask in masks.items() if mask.any()}

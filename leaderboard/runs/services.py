@@ -1,10 +1,12 @@
-"""Writes of the leaderboard: rating runs and snapshots, debounced runs (the online Elo is
-:mod:`leaderboard.runs.online_elo`).
+"""Writes of the leaderboard: rating runs, and the way a counted outcome reaches them (the
+online Elo at once, a debounced run soon after).
 
-A run reads each board's outcomes aggregated in SQL, fits them (Bradley–Terry with
-sandwich or bootstrap intervals, or Glicko-2 / Elo where a board asks for it), and writes
-one :class:`~leaderboard.models.BoardSnapshot` per board in one transaction. Nothing here
-runs on a page request.
+A run rates each board in three steps: read its outcomes (:mod:`leaderboard.runs.reading`:
+aggregated in SQL, or one scan of its votes), compute its numbers
+(:mod:`leaderboard.runs.rating`: Bradley–Terry with sandwich or bootstrap intervals, or
+Glicko-2 / Elo where a board asks for it) and write them as one
+:class:`~leaderboard.models.BoardSnapshot` (:mod:`leaderboard.runs.snapshots`); then the
+same for each of its categories with enough votes. Nothing here runs on a page request.
 """
 
 from __future__ import annotations
@@ -12,40 +14,29 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
-import numpy as np
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection, transaction
 from django.utils import timezone
 
 from arena.steps import batch_soon, batch_started, send_task
-from leaderboard.boards import Board, board_names, board_subjects, get_board
-from leaderboard.models import (
-    BoardSnapshot,
-    RatingRun,
-    RunStatus,
-    SnapshotEntry,
-)
-from leaderboard.ratings import parse_outcome
-from leaderboard.runs import compute, scans
-from leaderboard.runs.fast_insert import insert_plain
+from leaderboard.boards import Board, board_names, get_board
+from leaderboard.models import BoardSnapshot, RatingRun, RunStatus
 from leaderboard.runs.online_elo import elo_applied, online_elo_apply, online_elo_replay
-from leaderboard.runs.style_runs import style_columns
+from leaderboard.runs.rating import FitOptions, Progress, board_numbers, fit_options
+from leaderboard.runs.reading import BoardOutcomes, board_outcomes_read
+from leaderboard.runs.snapshots import snapshot_write
 
 logger = logging.getLogger(__name__)
 
 RUN_IN_PROGRESS = "A rating run of the {board} board is already in progress; try again shortly."
 NO_BOARDS = "No boards are registered, so there is nothing to rate."
-BAD_CI_METHOD = "Unknown interval method {value!r}: use sandwich or bootstrap."
 
 DEBOUNCE_KEY = "leaderboard:debounce:{board}"
 LOCK_KEY = "leaderboard:running:{board}"
 LOCK_TTL_SECONDS = 15 * 60
-
-Progress = Callable[[str], None]
 
 
 class RunInProgress(Exception):
@@ -122,22 +113,6 @@ def outcome_recorded(*, board_name: str, outcome: tuple) -> None:
 # --- rating runs -----------------------------------------------------------------------
 
 
-def _fit(board: Board, grouped: compute.Grouped, *, ci_method: str, rounds: int) -> compute.Fit:
-    if board.primary_method == "glicko2":
-        return compute.fit_glicko2(
-            grouped.n, compute.period_groups(board.period_outcomes(), grouped.subjects)
-        )
-    if board.primary_method == "elo":
-        rows = list(board.ordered_outcomes())
-        index = {s: i for i, s in enumerate(grouped.subjects)}
-        rows = [r for r in rows if r[0] in index and r[1] in index]
-        a = np.array([index[r[0]] for r in rows], dtype=np.int64)
-        b = np.array([index[r[1]] for r in rows], dtype=np.int64)
-        code = np.array([parse_outcome(str(r[2])) for r in rows], dtype=np.int64)
-        return compute.fit_elo(grouped.subjects, a, b, code, ci_method=None)
-    return compute.fit_bt(grouped, ci_method=ci_method, rounds=rounds)
-
-
 def board_recompute(
     *,
     board_name: str,
@@ -145,131 +120,58 @@ def board_recompute(
     ci_method: str | None = None,
     bootstrap_rounds: int | None = None,
     progress: Progress | None = None,
-    category: str = "",
-    grouped: compute.Grouped | None = None,
-    known_subjects: dict | None = None,
 ) -> BoardSnapshot:
-    """Aggregate, fit and snapshot one board, then each of its categories with enough votes
-    (a category's run is given its ``grouped`` outcomes and the board's ``known_subjects``;
-    no online Elo, no style control). The caller holds the board's lock."""
-    step = progress or (lambda _label: None)
+    """Rate one board: read its outcomes once, rate the whole set and store its snapshot, then
+    each of its categories with enough votes from the same read (no online Elo, no style
+    control there). The caller holds the board's lock.
+
+    Raises :class:`CategoriesFailed` when a category could not be rated (after the board
+    and the other categories were)."""
+    step = progress or _quiet
     board = get_board(board_name)
-    if bootstrap_rounds is not None and bootstrap_rounds > 0:
-        ci_method = ci_method or "bootstrap"
-    ci_method = ci_method or settings.ARENA_LEADERBOARD_CI
-    if ci_method not in compute.CI_METHODS:
-        raise ValueError(BAD_CI_METHOD.format(value=ci_method))
-    rounds = bootstrap_rounds or settings.ARENA_LEADERBOARD_BOOTSTRAP_ROUNDS
-    min_votes = settings.ARENA_LEADERBOARD_MIN_VOTES
-
-    applied_before = elo_applied(board_name)
-    scan = position = None
-    if not category and board.vote_scan is not None:
-        # Not in the aggregation session: the scan is expressions over every vote, where
-        # PostgreSQL's JIT (which the session turns off for the GROUP BY) saves a second.
-        scan = board.vote_scan()
-        groups = scans.scan_groups(scan)
-        grouped, position = scans.scan_grouped(scan, groups)
-    elif not category:
-        with _aggregation_session():
-            grouped = compute.group_rows(board.outcomes())
-    applied_after = elo_applied(board_name)
-    step("aggregate")
-    if not category and board.ordered_outcomes is not None and not (
-        applied_before <= grouped.total <= applied_after
-    ):
-        online_elo_replay(board_name=board_name)
-    step("online elo")
-
-    started = time.perf_counter()
-    fit = _fit(board, grouped, ci_method=ci_method, rounds=rounds)
-    fit_ms = int((time.perf_counter() - started) * 1000)
-    step("fit")
-
-    tally = compute.tally(grouped)
-    subjects = known_subjects or board_subjects(board, grouped.subjects)
-    deprecated = np.array([subjects[s].deprecated for s in grouped.subjects], dtype=bool)
-    rated = tally.votes >= min_votes
-    fit = compute.shrink_provisional(fit, grouped, ~rated)
-    active = rated & ~deprecated
-    rank_ub = compute.ranks(fit.ci_lower, fit.ci_upper, rated)
-    rank_ub_active = compute.ranks(fit.ci_lower, fit.ci_upper, active)
-    win_rate = tally.win_rate
-    step("tally")
-    style = style_columns(board, grouped, rated, active, scan, position)
-    step("style control")
-    plot_data = compute.plot_data(grouped, fit, rated, active,
-                                  limit=settings.ARENA_LEADERBOARD_PLOT_MODELS)
-    masks = scans.category_masks(scan) if scan is not None else {}
-    counts = dict(board.counts()) if board.counts and not category else {}
-    if category:
-        counts["votes"] = grouped.total
-    elif "votes" not in counts and "votes_excluded" in counts:
-        counts["votes"] = grouped.total + counts["votes_excluded"]
-
-    with transaction.atomic():
-        snapshot = BoardSnapshot.objects.create(
-            board=board_name,
-            run=run,
-            method=fit.method,
-            ci_method=fit.ci_method,
-            bootstrap_rounds=fit.rounds,
-            min_votes=min_votes,
-            outcomes=grouped.total,
-            models_total=grouped.n,
-            models_rated=int(rated.sum()),
-            battles=counts.get("battles"),
-            votes_total=counts.get("votes"),
-            fit_ms=fit_ms,
-            plot_data=plot_data,
-            style_coefficients=style.pop("coefficients"),
-            category=category,
-            category_votes={name: int(mask.sum()) for name, mask in masks.items()},
-        )
-        insert_plain(
-            SnapshotEntry,
-            [
-                SnapshotEntry(
-                    snapshot=snapshot,
-                    subject=key,
-                    name=subjects[key].name,
-                    organization=subjects[key].organization,
-                    license=subjects[key].license,
-                    deprecated=bool(deprecated[i]),
-                    provisional=not bool(rated[i]),
-                    rating=float(fit.rating[i]),
-                    ci_lower=float(fit.ci_lower[i]),
-                    ci_upper=float(fit.ci_upper[i]),
-                    rank_ub=int(rank_ub[i]),
-                    rank_ub_active=int(rank_ub_active[i]),
-                    votes=int(tally.votes[i]),
-                    wins=int(tally.wins[i]),
-                    losses=int(tally.losses[i]),
-                    ties=int(tally.ties[i]),
-                    both_bad=int(tally.both_bad[i]),
-                    win_rate=float(win_rate[i]),
-                    **{name: values[i] for name, values in style.items()},
-                )
-                for i, key in enumerate(grouped.subjects)
-            ],
-        )
-        _prune_snapshots(board_name, category)
+    options = fit_options(ci_method=ci_method, bootstrap_rounds=bootstrap_rounds)
+    outcomes = _outcomes_read(board, step)
+    snapshot = _rate(board, run, outcomes, options, step=step)
     step("write")
     failures: dict[str, Exception] = {}
     for name in category_boards(snapshot):
         try:
-            board_recompute(board_name=board_name, run=run, ci_method=ci_method,
-                            bootstrap_rounds=bootstrap_rounds, category=name,
-                            grouped=scans.scan_grouped(scan, groups, masks[name])[0],
-                            known_subjects=subjects)
+            _rate(board, run, outcomes.category(name), options, category=name)
         except Exception as exc:  # the other categories are still rated
             logger.exception("board %s: category %s failed", board_name, name)
             failures[name] = exc
-    if masks:
+    if outcomes.masks:
         step("categories")
     if failures:
         raise CategoriesFailed(board_name, failures)
     return snapshot
+
+
+def _quiet(_label: str) -> None:
+    pass
+
+
+def _outcomes_read(board: Board, step: Progress) -> BoardOutcomes:
+    """The board's outcomes; its online Elo is replayed unless it applied exactly as many
+    outcomes as were read (counted before and after the read, as votes keep coming)."""
+    applied_before = elo_applied(board.name)
+    outcomes = board_outcomes_read(board)
+    applied_after = elo_applied(board.name)
+    step("aggregate")
+    if board.ordered_outcomes is not None and not (
+        applied_before <= outcomes.grouped.total <= applied_after
+    ):
+        online_elo_replay(board_name=board.name)
+    step("online elo")
+    return outcomes
+
+
+def _rate(board: Board, run: RatingRun | None, outcomes: BoardOutcomes, options: FitOptions,
+          *, category: str = "", step: Progress = _quiet) -> BoardSnapshot:
+    """Fit one set of outcomes (the board's, or one category's) and store its snapshot."""
+    numbers = board_numbers(board, outcomes, options, step)
+    return snapshot_write(board_name=board.name, category=category, run=run,
+                          outcomes=outcomes, numbers=numbers, options=options)
 
 
 class CategoriesFailed(Exception):
@@ -280,29 +182,6 @@ class CategoriesFailed(Exception):
         self.keys = [f"{board}/{category}" for category in failures]
         super().__init__("; ".join(f"category {category}: {type(exc).__name__}: {exc}"
                                    for category, exc in failures.items()))
-
-
-@contextmanager
-def _aggregation_session() -> Iterator[None]:
-    """On PostgreSQL, give the big GROUP BY room to hash in memory, without JIT (which
-    costs more than it saves on it); settings last for this transaction only."""
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL work_mem = '64MB'")
-                cursor.execute("SET LOCAL jit = off")
-        yield
-
-
-def _prune_snapshots(board_name: str, category: str) -> None:
-    keep = settings.ARENA_LEADERBOARD_KEEP_SNAPSHOTS
-    old = list(
-        BoardSnapshot.objects.filter(board=board_name, category=category)
-        .order_by("-created_at", "-id")
-        .values_list("pk", flat=True)[keep:]
-    )
-    if old:
-        BoardSnapshot.objects.filter(pk__in=old).delete()
 
 
 def category_boards(snapshot: BoardSnapshot) -> list[str]:

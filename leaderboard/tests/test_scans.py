@@ -10,13 +10,8 @@ from arena.prompt_categories import category_tags
 from battles.boards import text_outcomes, text_vote_scan
 from battles.models import Vote
 from leaderboard.runs import compute
-from leaderboard.runs.scans import (
-    category_masks,
-    language_code,
-    language_number,
-    scan_grouped,
-    scan_groups,
-)
+from leaderboard.runs.reading import category_masks, scan_grouped, scan_groups
+from leaderboard.runs.scans import language_code, language_number
 
 from .factories import make_votes
 
