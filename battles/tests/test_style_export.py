@@ -39,9 +39,9 @@ def test_export_writes_each_sides_style_summed_over_the_turns(tmp_path):
     assert (row["tokens_a"], row["tokens_b"]) == ("43", "8")
     assert (row["headers_a"], row["lists_a"], row["bold_a"]) == ("1", "2", "1")
     assert (row["headers_b"], row["lists_b"], row["bold_b"]) == ("0", "0", "0")
-    from battles.boards import text_vote_scan
+    from battles.boards import TEXT_BOARD
 
-    scan = text_vote_scan()
+    scan = TEXT_BOARD.vote_scan()
     assert [scan.subjects[i] for i in (*scan.a, *scan.b)] == [battle.model_a_id,
                                                               battle.model_b_id]
     assert scan.code.tolist() == [0]  # model a won

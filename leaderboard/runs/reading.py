@@ -2,7 +2,7 @@
 outcomes grouped by pair and result, the rows its method needs besides (Glicko-2's rating
 periods, Elo's order), its counts, and who its subjects are.
 
-A board with a vote scan is read once, as arrays (:mod:`leaderboard.runs.scans`), and grouped
+A board with a vote scan is read once, as arrays (:mod:`leaderboard.scans`), and grouped
 here in NumPy: the whole board, and each category board from the same read
 (:meth:`BoardOutcomes.category`). Any other board is grouped by SQL's ``GROUP BY``.
 """
@@ -20,7 +20,7 @@ from django.db import connection, transaction
 from arena.prompt_categories import CATEGORY_BITS, LANGUAGE_PREFIX
 from leaderboard.boards import Board, Subject, board_subjects
 from leaderboard.runs import compute
-from leaderboard.runs.scans import VoteScan, language_code
+from leaderboard.scans import VoteScan, language_code
 
 
 class ScanGroups(NamedTuple):

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
+from django.db import connection
 from django.db.models import UUIDField
 
 from arena.prompt_categories import UNKNOWN_LANGUAGE
@@ -44,6 +45,17 @@ class VoteScan(NamedTuple):
     language: np.ndarray  # language codes as numbers (language_number), 0 when unknown
 
 
+class ScanColumns(NamedTuple):
+    """Where a board's outcome rows keep what a scan reads besides the pair and the result."""
+
+    style: tuple[str, ...]  # side a's tokens, headers, lists and bold, then side b's
+    categories: str  # the category bits (arena.prompt_categories.CATEGORY_BITS)
+    language: str  # the language code
+
+    def names(self) -> tuple[str, ...]:
+        return (*self.style, self.categories, self.language)
+
+
 def language_number(code: str) -> int:
     if not code or code == UNKNOWN_LANGUAGE:
         return 0
@@ -60,8 +72,6 @@ def vote_scan(queryset, subjects: Sequence[str], *, model_a: str, model_b: str,
     """Every outcome of ``queryset`` (which has a ``winner`` field) between two of
     ``subjects``; ``style`` names side a's tokens, headers, lists and bold columns, then
     side b's."""
-    from django.db import connection
-
     subjects = sorted(subjects)
     rows = queryset.order_by().values_list(model_a, model_b, "winner", *style, categories,
                                            language)
@@ -95,8 +105,6 @@ def _halves(rows) -> list:
     connection of its own: PostgreSQL does not run this aggregate in parallel itself), or
     whole when the key is something else or this connection is in a transaction (whose
     writes another connection would not see)."""
-    from django.db import connection
-
     if connection.in_atomic_block or not isinstance(rows.model._meta.pk, UUIDField):
         return [rows]
     middle = uuid.UUID(int=1 << 127)
@@ -122,8 +130,6 @@ def _aggregated(parts: list, subjects: list[str]) -> VoteScan:
 
 
 def _in_own_connection(function, *args):
-    from django.db import connection
-
     try:
         return function(*args)
     finally:
@@ -132,8 +138,6 @@ def _in_own_connection(function, *args):
 
 def _packed(rows, subjects: list[str]) -> bytes:
     """The rows as :data:`PACKED_COLUMNS` big-endian 4-byte integers each."""
-    from django.db import connection
-
     sql, params = rows.query.sql_with_params()
     columns = ["ta", "ha", "la", "ba", "tb", "hb", "lb", "bb"]
 
