@@ -8,20 +8,13 @@ registers at start-up, before the database is read).
 
 from __future__ import annotations
 
+import yaml
 from django.db.models import Case, CharField, Value, When
 
 from agents.library import VOICE_FIXTURES
 from agents.models import AgentBattle, AgentConfiguration, AgentVote, Architecture
 from agents.signals import agent_vote_recorded
-from leaderboard.boards import (
-    Board,
-    Subject,
-    exported_rows,
-    grouped_outcomes,
-    ordered_outcomes,
-    register_board,
-    subject_grouped_outcomes,
-)
+from leaderboard.boards import Board, Subject, register_board
 
 PAIR = {"model_a": "battle__config_a__slug", "model_b": "battle__config_b__slug"}
 WINNER = Case(When(overall="a", then=Value("model_a")), When(overall="b", then=Value("model_b")),
@@ -29,8 +22,6 @@ WINNER = Case(When(overall="a", then=Value("model_a")), When(overall="b", then=V
 
 
 def _fixture_architectures() -> list[str]:
-    import yaml
-
     agents = yaml.safe_load((VOICE_FIXTURES / "agents.yaml").read_text())["agents"]
     return sorted({a.get("architecture", "cascade") for a in agents})
 
@@ -42,12 +33,10 @@ def _subjects(keys: list[str]) -> dict[str, Subject]:
 
 def _board(name: str, title: str, description: str, order: int,
            architecture: str | None = None) -> Board:
-    def counted():
-        votes = AgentVote.objects.filter(counts_for_rating=True)
-        if architecture is not None:
-            votes = votes.filter(battle__config_a__architecture_type=architecture,
-                                 battle__config_b__architecture_type=architecture)
-        return votes.annotate(winner=WINNER)
+    votes = AgentVote.objects.filter(counts_for_rating=True)
+    if architecture is not None:
+        votes = votes.filter(battle__config_a__architecture_type=architecture,
+                             battle__config_b__architecture_type=architecture)
 
     def from_signal(*, vote: AgentVote, **_kwargs):
         if not vote.counts_for_rating:
@@ -59,15 +48,10 @@ def _board(name: str, title: str, description: str, order: int,
             return None
         return a.slug, b.slug, vote.winner, vote.created_at
 
-    return register_board(Board(
-        name=name, title=title, description=description,
-        outcomes=lambda: grouped_outcomes(counted(), **PAIR),
-        subject_outcomes=lambda s: subject_grouped_outcomes(counted(), s, **PAIR),
-        ordered_outcomes=lambda since=None: ordered_outcomes(counted(), since=since, **PAIR),
-        export_rows=lambda: exported_rows(counted(), id_field="battle_id",
-                                          id_column="battle_id", **PAIR),
-        subjects=_subjects,
-        counts=lambda: {"battles": AgentBattle.objects.count(), "votes": counted().count()},
+    return register_board(Board.from_queryset(
+        votes.annotate(winner=WINNER), pair=PAIR, name=name, title=title,
+        description=description, contests=AgentBattle.objects.all(),
+        export={"battle_id": "battle_id"}, subjects=_subjects,
         signal=agent_vote_recorded, outcome_from_signal=from_signal, order=order))
 
 

@@ -7,6 +7,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -26,10 +27,12 @@ from agents.models import (
     StageKind,
 )
 from agents.signals import agent_vote_recorded
+from arena.contests.pairing import pair_pick
 from arena.contests.voting import vote_once
 from arena.errors import RuleError
 from arena.queries import one_or_none
 from arena.steps import step_enqueue
+from leaderboard.ratings.pairing import partner_pairs
 
 BATTLE_NOT_FOUND = "Voice battle not found."
 NEED_TWO_AGENTS = "Voice battles need two agents that can take calls now. {reasons}"
@@ -73,12 +76,13 @@ def pick_pair(agents: list[AgentConfiguration], *,
               rng: random.Random | None = None) -> tuple[AgentConfiguration, AgentConfiguration]:
     """Two different agents, from two different providers whenever there are two; the order
     (who is A) is random."""
-    rng = rng or random.SystemRandom()
-    first = rng.choice(agents)
-    others = [c for c in agents if c.pk != first.pk]
-    elsewhere = [c for c in others if c.provider != first.provider]
-    second = rng.choice(elsewhere or others)
-    return (first, second) if rng.random() < 0.5 else (second, first)
+    return pair_pick(agents, rule=_across_providers, rng=rng)
+
+
+def _across_providers(agents: list[AgentConfiguration]) -> np.ndarray:
+    """An agent drawn, then its partner among the other providers' agents."""
+    return partner_pairs(np.array([[a.provider != b.provider for b in agents]
+                                   for a in agents]))
 
 
 def battle_generate(*, session_key: str, rng: random.Random | None = None) -> AgentBattle:

@@ -17,7 +17,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
-    path("models/", include("leaderboard.model_urls")),  # a model's page, from every board
+    path("models/", include("leaderboard.pages.model_urls")),  # a model's page, from every board
     *(path(m.path, include(m.urls)) if m.is_open
       else path(m.path, coming_soon, {"mode": m.label}, name=m.key)
       for m in modes()),

@@ -11,6 +11,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from arena.contests.pairing import pair_pick
 from arena.contests.voting import vote_outcome
 from arena.models import AIModel
 from arena.prompt_categories import category_bits, classify_by_rules
@@ -100,7 +101,7 @@ def demo_seed(*, battles: int = 320, seed: int = 7) -> int:
     thread = Thread.objects.create(session_key=DEMO_SESSION, title="Demo battles")
     battle_rows, turn_rows, response_rows, vote_rows = [], [], [], []
     for i in range(battles):
-        model_a, model_b = rng.sample(models, 2)
+        model_a, model_b = pair_pick(models, rng=rng)
         created = now - timedelta(minutes=rng.randint(1, 60 * 24 * 30))
         battle = Battle(session_key=DEMO_SESSION, thread=thread, model_a=model_a,
                         model_b=model_b, model_a_position=rng.choice(Position.values), is_demo=True,

@@ -1,4 +1,5 @@
-"""Which two models meet."""
+"""Which two models meet in a text battle: the platform's pair picker with the text battles'
+rule, ``ARENA_BATTLE_SELECTION``."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import numpy as np
 from django.conf import settings
 from django.db.models import Count, Q
 
+from arena.contests.pairing import pair_pick
 from arena.models import AIModel
 from battles.boards import TEXT_BOARD
+from battles.models import Battle
 from leaderboard.estimates import board_estimates
-from leaderboard.ratings.pairing import draw_pair, fewer_votes_pairs, informative_pairs
+from leaderboard.ratings.pairing import fewer_votes_pairs, informative_pairs
 
 
 def select_models_for_battle(
@@ -28,29 +31,25 @@ def select_models_for_battle(
     a vote teaches the text board the most, with a floor and a cap (see
     :mod:`leaderboard.ratings.pairing`). The caller guarantees at least two candidates.
     """
-    rng = rng or random.SystemRandom()
-    strategy = strategy or settings.ARENA_BATTLE_SELECTION
-    pool = list(candidates)
-    if len(pool) < 2:
-        raise ValueError("at least two models are needed for a battle")
-    if strategy == "uniform":
-        first, second = rng.sample(pool, 2)
-        return first, second
-    slugs = [m.slug for m in pool]
-    if strategy == "informative":
-        estimates = board_estimates(board=TEXT_BOARD.name, subjects=slugs)
-        probs = informative_pairs(np.array([estimates[s][0] for s in slugs]),
-                                  np.array([estimates[s][1] for s in slugs]))
-    else:
-        votes = _vote_counts(slugs)
-        probs = fewer_votes_pairs(np.array([votes[s] for s in slugs]))
-    i, j = draw_pair(probs, np.random.default_rng(rng.getrandbits(64)))
-    return (pool[i], pool[j]) if rng.random() < 0.5 else (pool[j], pool[i])
+    return pair_pick(candidates, rule=RULES[strategy or settings.ARENA_BATTLE_SELECTION],
+                     rng=rng)
+
+
+def _fewer_votes(pool: list[AIModel]) -> np.ndarray:
+    votes = _vote_counts([m.slug for m in pool])
+    return fewer_votes_pairs(np.array([votes[m.slug] for m in pool]))
+
+
+def _informative(pool: list[AIModel]) -> np.ndarray:
+    estimates = board_estimates(board=TEXT_BOARD.name, subjects=[m.slug for m in pool])
+    return informative_pairs(np.array([estimates[m.slug][0] for m in pool]),
+                             np.array([estimates[m.slug][1] for m in pool]))
+
+
+RULES = {"uniform": None, "fewer_votes": _fewer_votes, "informative": _informative}
 
 
 def _vote_counts(slugs: list[str]) -> dict[str, int]:
-    from battles.models import Battle
-
     counts: dict[str, int] = dict.fromkeys(slugs, 0)
     rows = (
         Battle.objects.filter(vote__isnull=False)

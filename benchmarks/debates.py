@@ -136,7 +136,7 @@ def rating_and_page(rated: int) -> None:
     from arena.models import AIModel, ProviderKind
     from debates.models import Debate, DebateStatus, Persona, Topic
     from leaderboard.models import RunTrigger
-    from leaderboard.services import ratings_run
+    from leaderboard.runs.services import ratings_run
 
     rng = random.Random(4)
     models = [AIModel.objects.create(slug=f"bench-{i}", name=f"Bench {i}", api_model="m",

@@ -176,9 +176,9 @@ def _load(n_votes: int, n_models: int) -> None:
 
 
 def _bench_runs() -> None:
-    from battles.boards import text_outcomes
-    from leaderboard import online_elo, services
+    from battles.boards import TEXT_BOARD
     from leaderboard.models import RunTrigger
+    from leaderboard.runs import online_elo, services
 
     steps: dict[str, float] = {}
     last = [time.perf_counter()]
@@ -213,7 +213,7 @@ def _bench_runs() -> None:
     say(f"    style control: {'fitted' if whole.style_coefficients else 'NOT fitted'}; "
         f"category boards: {rated} of {len(whole.category_votes)} categories")
     t0 = time.perf_counter()
-    rows = list(text_outcomes())
+    rows = list(TEXT_BOARD.outcomes())
     say(f"  the GROUP BY alone: {time.perf_counter() - t0:.2f} s -> {len(rows):,} rows")
     t0 = time.perf_counter()
     online_elo.online_elo_replay(board_name="text")
@@ -228,8 +228,8 @@ def _bench_runs() -> None:
 def _bench_page(n_requests: int) -> None:
     from django.test import Client
 
-    from leaderboard import selectors
-    from leaderboard.selectors import snapshot_latest
+    from leaderboard.pages import selectors
+    from leaderboard.pages.selectors import snapshot_latest
 
     snap = snapshot_latest(board="text")
     client = Client()

@@ -136,7 +136,7 @@ def seed(provider, *, voters: int, battles_each: int) -> dict[str, list[str]]:
     from battles.demo import demo_seed
     from battles.models import Battle, Position, Response, Slot, Thread, Turn
     from leaderboard.models import RunTrigger
-    from leaderboard.services import ratings_run
+    from leaderboard.runs.services import ratings_run
 
     common = {"provider": "Bench", "provider_kind": ProviderKind.OPENAI,
               "base_url": provider.base_url, "api_key_env": "", "max_tokens": 64,

@@ -12,17 +12,7 @@ from django.db.models import F
 
 from debates.models import Debate, DebateStatus, DebateTurn
 from debates.signals import debate_verdict_recorded
-from leaderboard.boards import (
-    Board,
-    exported_rows,
-    grouped_outcomes,
-    ordered_outcomes,
-    period_outcomes,
-    register_board,
-    subject_grouped_outcomes,
-)
-
-PAIR = {"model_a": "model_a_id", "model_b": "model_b_id"}
+from leaderboard.boards import Board, register_board
 
 
 def _counted(field: str):
@@ -36,39 +26,23 @@ def _counted(field: str):
     return debates.annotate(winner=F(field))
 
 
-def _board(name: str, field: str, kind: str, title: str, description: str, order: int):
-    signal_kind = kind  # which debate_verdict_recorded sends concern this board
-    def outcomes():
-        return grouped_outcomes(_counted(field), **PAIR)
-
-    def subject_outcomes(subject: str):
-        return subject_grouped_outcomes(_counted(field), subject, **PAIR)
-
-    def ordered(since=None):
-        return ordered_outcomes(_counted(field), since=since, **PAIR)
-
-    def periods():
-        return period_outcomes(_counted(field), **PAIR)
-
-    def export_rows():
-        return exported_rows(_counted(field), id_field="pk", id_column="debate_id", **PAIR)
-
-    def counts():
-        return {"battles": Debate.objects.filter(status=DebateStatus.COMPLETED).count(),
-                "votes": _counted(field).count()}
+def _board(name: str, field: str, verdict: str, title: str, description: str, order: int):
+    """A board of one ``verdict`` (the ``kind`` of debate_verdict_recorded's sends that
+    concern it), read from the debates' ``field``."""
+    counted = _counted(field)
 
     def from_signal(*, debate: Debate, kind: str = "", **_kwargs):
         value = getattr(debate, field)
-        if kind != signal_kind or not value or not _counted(field).filter(pk=debate.pk).exists():
+        if kind != verdict or not value or not counted.filter(pk=debate.pk).exists():
             return None
         return debate.model_a_id, debate.model_b_id, value, debate.created_at
 
-    return register_board(Board(
-        name=name, title=title, description=description, primary_method="glicko2",
-        outcomes=outcomes, subject_outcomes=subject_outcomes, ordered_outcomes=ordered,
-        period_outcomes=periods, export_rows=export_rows, counts=counts,
-        signal=debate_verdict_recorded, outcome_from_signal=from_signal,
-        section="debates.standings.debate_section", order=order))
+    return register_board(Board.from_queryset(
+        counted, name=name, title=title, description=description, primary_method="glicko2",
+        contests=Debate.objects.filter(status=DebateStatus.COMPLETED),
+        export={"debate_id": "pk"}, signal=debate_verdict_recorded,
+        outcome_from_signal=from_signal, section="debates.standings.debate_section",
+        order=order))
 
 
 DEBATE_CROWD_BOARD = _board(

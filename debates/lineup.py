@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db.models import Sum
 from django.utils import timezone
 
+from arena.contests.pairing import pair_pick
 from arena.errors import RuleError
 from arena.inputs import parse_uuid
 from debates.models import Debate, Persona, Topic
@@ -44,13 +45,11 @@ def pick_models(model_a: str | None, model_b: str | None, available: dict,
         problems.append("model_a and model_b must be two different models")
     if problems:
         return None, None
-    pool = [m for m in available.values() if m not in chosen]
-    rng.shuffle(pool)
-    filled = [m if m is not None else pool.pop() if pool else None for m in chosen]
-    if None in filled:
+    if len(available) < 2:
         raise RuleError(NOT_ENOUGH_MODELS.format(
             count=len(available), verb="is" if len(available) == 1 else "are"), status=503)
-    return filled[0], filled[1]
+    # A model the person named keeps its side; the others are drawn, every pair alike.
+    return pair_pick(available.values(), chosen=(chosen[0], chosen[1]), rng=rng)
 
 
 def pick_personas(persona_a, persona_b, problems: list[str], rng: random.Random) -> tuple:

@@ -169,9 +169,28 @@ class DebateView:
 
 
 def debate_view(*, debate: Debate, session_key: str | None) -> DebateView:
+    """One debate as this viewer may see it, section by section: the two sides (their
+    models named only once the viewer voted or revealed), the rounds of speeches with their
+    fact-checks, the judges' evaluations, the steps under way, and the crowd's part."""
     vote = (CrowdVote.objects.filter(debate=debate, session_key=session_key).first()
             if session_key else None)
     revealed = vote is not None
+    steps = list(debate.steps.all())
+    pending = [s for s in steps if s.status in (StepStatus.PENDING, StepStatus.RUNNING)]
+    return DebateView(
+        debate=debate, sides=_sides(debate, revealed=revealed), rounds=_rounds(debate, steps),
+        evaluations=list(debate.evaluations.all()),
+        writing=[s for s in pending if s.kind == StepKind.TURN
+                 and s.status == StepStatus.RUNNING],
+        current=pending[-1] if pending else None,
+        viewer_vote=vote if vote is not None and vote.choice != CrowdChoice.REVEALED else None,
+        revealed=revealed, tally=crowd_tally(debate), wagers_open=wagers_open(debate),
+        points=points_of(session_key) if session_key else None,
+        is_owner=bool(session_key) and session_key == debate.session_key,
+    )
+
+
+def _sides(debate: Debate, *, revealed: bool) -> dict[str, Side]:
     sides = {}
     for position in ("pro", "con"):
         side = debate.side_of(position)
@@ -182,14 +201,19 @@ def debate_view(*, debate: Debate, session_key: str | None) -> DebateView:
             model_id=model.slug if revealed else None,
             tokens=debate.tokens_a if side == "a" else debate.tokens_b,
             cost_usd=debate.cost_a if side == "a" else debate.cost_b)
-    steps = list(debate.steps.all())
+    return sides
+
+
+def _rounds(debate: Debate, steps: list[DebateStep]) -> list[dict]:
+    """Each round with a moderator's note or a speech: the note, and each speech with the
+    fact-checks of its shown version (and of the first, when strict mode had it revised)."""
     checks: dict = {}
     for check in FactCheck.objects.filter(turn__debate=debate):
         checks.setdefault((check.turn_id, check.revision), []).append(check)
-    rounds = []
     turns = {(t.round, t.position): t for t in debate.turns.all()}
     check_notes = {(s.round, s.position, s.revision): s.note or NO_CLAIMS for s in steps
                    if s.kind == StepKind.FACT_CHECK and s.status == StepStatus.DONE}
+    rounds = []
     for number in range(1, debate.rounds + 1):
         moderator = next((s.note for s in steps if s.kind == StepKind.MODERATOR
                           and s.round == number and s.status == StepStatus.DONE), "")
@@ -203,18 +227,7 @@ def debate_view(*, debate: Debate, session_key: str | None) -> DebateView:
                                       check_notes.get((number, position, current), "")))
         if moderator or views:
             rounds.append({"round": number, "moderator": moderator, "turns": views})
-    pending = [s for s in steps if s.status in (StepStatus.PENDING, StepStatus.RUNNING)]
-    return DebateView(
-        debate=debate, sides=sides, rounds=rounds,
-        evaluations=list(debate.evaluations.all()),
-        writing=[s for s in pending if s.kind == StepKind.TURN
-                 and s.status == StepStatus.RUNNING],
-        current=pending[-1] if pending else None,
-        viewer_vote=vote if vote is not None and vote.choice != CrowdChoice.REVEALED else None,
-        revealed=revealed, tally=crowd_tally(debate), wagers_open=wagers_open(debate),
-        points=points_of(session_key) if session_key else None,
-        is_owner=bool(session_key) and session_key == debate.session_key,
-    )
+    return rounds
 
 
 def home_figures() -> list[Figure]:

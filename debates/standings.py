@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from django.db.models import Avg, Count, F, Q
 
 from debates.models import Debate, DebateStatus, DebateTurn
+from leaderboard.pages.selectors import snapshot_latest
 from leaderboard.ratings.glicko2 import DEFAULT_RATING, DEFAULT_RD
-from leaderboard.selectors import snapshot_latest
 
 CONTROVERSY_FLAG = 2.0
 Z95 = 1.959963984540054

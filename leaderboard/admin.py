@@ -17,7 +17,7 @@ from leaderboard.models import (
 
 
 def _run_now(request: HttpRequest, boards: list[str] | None) -> None:
-    from leaderboard.services import RunInProgress, ratings_run
+    from leaderboard.runs.services import RunInProgress, ratings_run
 
     try:
         run = ratings_run(trigger=RunTrigger.ADMIN, boards=boards, lock_wait=10)

@@ -12,8 +12,8 @@ class LeaderboardConfig(modes.ModeConfig):
     mode = modes.Mode(
         key="leaderboard", label="Leaderboard", path="leaderboard/", order=90,
         summary="Every verdict rated: Bradley–Terry with intervals, Elo and Glicko-2.",
-        urls="leaderboard.urls", api_router="leaderboard.api.router",
-        figures="leaderboard.stats.home_figures",
+        urls="leaderboard.pages.urls", api_router="leaderboard.pages.api.router",
+        figures="leaderboard.pages.stats.home_figures",
         beat={"leaderboard-hourly": {"task": "leaderboard.tasks.ratings_run_all",
                                      "schedule": crontab(minute=0)}},
     )
@@ -35,7 +35,7 @@ class LeaderboardConfig(modes.ModeConfig):
 def _receiver(board_name: str):
     def on_outcome(sender, **kwargs) -> None:
         from leaderboard.boards import get_board
-        from leaderboard.services import outcome_recorded
+        from leaderboard.runs.services import outcome_recorded
 
         try:
             outcome = get_board(board_name).outcome_from_signal(**kwargs)

@@ -5,6 +5,13 @@ A mode declares its boards in its own ``<app>/boards.py`` and calls
 installed app's ``boards`` module at start-up (``autodiscover_modules("boards")``), so
 the leaderboard never imports a mode.
 
+A board is usually built from the queryset of its counted outcomes and the pair of fields
+that name its two subjects, ``Board.from_queryset(queryset, pair=..., name=..., ...)``: the
+queryset has a ``winner`` (``model_a``, ``model_b``, ``tie`` or ``both_bad``, a field or an
+annotation) and a ``created_at``, and the board reads it in every way below
+(:mod:`leaderboard.querysets`). The names are resolved when the board is built, so a board
+that names a missing field fails at start-up, not at its first run.
+
 A board's functions return plain rows, never model instances:
 
 * ``outcomes()`` — required: ``(subject_a, subject_b, winner, count)`` rows from one
@@ -15,22 +22,23 @@ A board's functions return plain rows, never model instances:
   given; time is a datetime or POSIX seconds. Replays the online Elo.
 * ``period_outcomes()`` — optional: ``(period, subject_a, subject_b, winner, count)``
   grouped by rating period (any value that sorts and compares, e.g. the day number of
-  :func:`period_outcomes`); needed when the primary method is Glicko-2.
+  :func:`leaderboard.querysets.period_outcomes`); needed when the primary method is
+  Glicko-2.
 * ``export_rows()`` — optional: dicts with at least ``model_a``, ``model_b``,
   ``winner`` (plus ids and timestamps) in outcome order, for ``export_votes``.
 * ``counts()`` — optional, for the stats: ``battles`` (all of them) and either ``votes``
-  (all, counted or not) or ``votes_excluded`` (those that do not count; the run adds
-  the counted outcomes it already has).
+  or ``votes_excluded`` (those that do not count; the run adds the counted outcomes it
+  already has).
 * ``subjects(keys)`` — optional: display data per subject; by default subjects are
   :class:`arena.models.AIModel` slugs.
 * ``subject_outcomes(subject)`` — optional: the ``outcomes()`` rows of one subject only
   (a model's page); without it they are picked from ``outcomes()``.
 * ``vote_scan()`` — optional: every counted outcome with each side's style, its categories
-  and language, as a :class:`~leaderboard.scans.VoteScan` (see :func:`leaderboard.scans.
-  vote_scan`). With it a run reads the outcomes once, from it: the board, a board per
-  category (``coding``, ``lang-en``...; titles from :mod:`arena.prompt_categories`) with
-  at least ``ARENA_LEADERBOARD_CATEGORY_MIN_VOTES`` votes, and, for a Bradley–Terry board,
-  the style-controlled fit.
+  and language, as a :class:`~leaderboard.scans.VoteScan` (see
+  :func:`leaderboard.scans.vote_scan`). With it a run reads the outcomes once, from it:
+  the board, a board per category (``coding``, ``lang-en``...; titles from
+  :mod:`arena.prompt_categories`) with at least ``ARENA_LEADERBOARD_CATEGORY_MIN_VOTES``
+  votes, and, for a Bradley–Terry board, the style-controlled fit.
 * ``recent(subject, limit)`` — optional: :class:`Recent` items, newest first, that anyone
   may open (a voted battle, never one still blind), for the subject's page.
 * ``section`` — optional: the dotted path of a callable returning ``(template, context)``,
@@ -47,23 +55,28 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from django.db.models import Func, IntegerField
+from django.core.exceptions import FieldError
+from django.db.models import QuerySet
 from django.dispatch import Signal
+from django.utils.module_loading import import_string
+
+from arena.models import AIModel, ModelStatus
+from leaderboard import querysets
+from leaderboard.querysets import OrderedRow, OutcomeRow, PeriodRow, Rows
+from leaderboard.scans import ScanColumns, vote_scan
 
 logger = logging.getLogger(__name__)
 
 METHODS = ("bt", "elo", "glicko2")
-WINNERS = ("model_a", "model_b", "tie", "both_bad")
-
-OutcomeRow = tuple[str, str, str, int]
-OrderedRow = tuple[str, str, str, datetime | float]
-PeriodRow = tuple[int | datetime, str, str, str, int]
+# The subjects of most boards: the two models of a battle, debate or panel outcome.
+MODEL_PAIR = {"model_a": "model_a_id", "model_b": "model_b_id"}
 
 UNKNOWN_BOARD = "Unknown board {name!r}: use one of {names}."
+BAD_PAIR = "board {name}: pair must name model_a and model_b, not {keys}"
 
 
 @dataclass(frozen=True)
@@ -105,7 +118,6 @@ class Board:
     outcome_from_signal: Callable[..., OrderedRow | None] | None = None
     section: str | None = None
     order: int = 100  # tab order on the page, lowest first
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("-", "").replace("_", "").isalnum():
@@ -119,48 +131,61 @@ class Board:
         if (self.signal is None) != (self.outcome_from_signal is None):
             raise ValueError(f"board {self.name}: give both signal and outcome_from_signal")
 
+    @classmethod
+    def from_queryset(
+        cls,
+        counted: QuerySet | Rows,
+        *,
+        name: str,
+        title: str,
+        pair: Mapping[str, str] = MODEL_PAIR,
+        contests: QuerySet | Rows | None = None,
+        uncounted: QuerySet | Rows | None = None,
+        export: Mapping[str, str] | None = None,
+        scan: ScanColumns | None = None,
+        **functions: Any,
+    ) -> Board:
+        """The board of the outcomes ``counted`` holds (a queryset, or a function returning
+        one when what counts depends on a setting), between the subjects its ``pair``
+        fields name (``{"model_a": field, "model_b": field}``).
 
-def grouped_outcomes(queryset, *, model_a: str, model_b: str) -> Iterable[OutcomeRow]:
-    """``(subject_a, subject_b, winner, count)`` rows from one ``GROUP BY`` over the pair.
-
-    A ``COUNT(*) FILTER`` per result gives the same numbers as grouping by (pair, result)
-    with a quarter of the groups, which halves the query on large tables. ``queryset``
-    holds the counted outcomes and has a ``winner`` field; ``model_a``/``model_b`` name
-    the fields (or lookups) of the two subjects. Rows with a zero count are left out.
-    """
-    from django.db.models import Count, Q
-
-    rows = (
-        queryset.values_list(model_a, model_b)
-        .annotate(**{f"n_{w}": Count("pk", filter=Q(winner=w)) for w in WINNERS})
-        .order_by()
-    )
-    for subject_a, subject_b, *counts in rows:
-        for winner, n in zip(WINNERS, counts, strict=True):
-            if n:
-                yield subject_a, subject_b, winner, n
-
-
-def subject_grouped_outcomes(queryset, subject: str, *, model_a: str,
-                             model_b: str) -> Iterable[OutcomeRow]:
-    """:func:`grouped_outcomes` of the rows where ``subject`` is either side."""
-    from django.db.models import Q
-
-    mine = queryset.filter(Q(**{model_a: subject}) | Q(**{model_b: subject}))
-    return grouped_outcomes(mine, model_a=model_a, model_b=model_b)
-
-
-def exported_rows(queryset, *, model_a: str, model_b: str, id_field: str,
-                  id_column: str) -> Iterable[dict[str, Any]]:
-    """``export_rows()`` of a board with one outcome per row: ``model_a``, ``model_b``,
-    ``winner``, ``id_column`` (the row's ``id_field``, as text) and ``created_at``, oldest
-    first."""
-    columns = ("model_a", "model_b", "winner", id_column, "created_at")
-    rows = queryset.order_by("created_at").values_list(model_a, model_b, "winner", id_field,
-                                                       "created_at")
-    for subject_a, subject_b, winner, key, created_at in rows.iterator(chunk_size=20_000):
-        yield dict(zip(columns, (subject_a, subject_b, winner, str(key), created_at),
-                       strict=True))
+        Built from them: ``outcomes``, ``subject_outcomes``, ``ordered_outcomes``,
+        ``period_outcomes`` and ``export_rows`` (the pair, the winner, ``export``'s columns
+        as ``{column: field}``, and the time). With ``contests`` (every battle, panel or
+        debate of the board's kind) the ``counts``: those, and ``uncounted``'s outcomes as
+        ``votes_excluded`` or, without it, the counted ones as ``votes``. With ``scan`` (the
+        columns of each vote's style, categories and language) a ``vote_scan`` over the
+        registry's models. ``functions`` give the rest of the contract (``description``,
+        ``signal``...) and may replace any of these.
+        """
+        if set(pair) != {"model_a", "model_b"}:
+            raise ValueError(BAD_PAIR.format(name=name, keys=sorted(pair)))
+        rows = querysets.fresh(counted)
+        named = [*pair.values(), "winner", "created_at", *(export or {}).values(),
+                 *(scan.names() if scan else ())]
+        try:
+            rows().values_list(*named)  # resolves every name now; runs no query
+        except FieldError as exc:
+            raise ValueError(f"board {name}: {exc}") from None
+        built: dict[str, Any] = {
+            "outcomes": lambda: querysets.grouped_outcomes(rows(), **pair),
+            "subject_outcomes": lambda subject: querysets.subject_grouped_outcomes(
+                rows(), subject, **pair),
+            "ordered_outcomes": lambda since=None: querysets.ordered_outcomes(
+                rows(), since=since, **pair),
+            "period_outcomes": lambda: querysets.period_outcomes(rows(), **pair),
+            "export_rows": lambda: querysets.exported_rows(rows(), columns=export or {},
+                                                           **pair),
+        }
+        if contests is not None:
+            every = querysets.fresh(contests)
+            left_out = None if uncounted is None else querysets.fresh(uncounted)
+            built["counts"] = lambda: querysets.contest_counts(every, rows, left_out)
+        if scan is not None:
+            built["vote_scan"] = lambda: vote_scan(
+                rows(), list(AIModel.objects.values_list("slug", flat=True)), **pair,
+                **scan._asdict())
+        return cls(name=name, title=title, **(built | functions))
 
 
 def outcome_for(subject: str, subject_a: str, winner: str) -> str:
@@ -169,66 +194,6 @@ def outcome_for(subject: str, subject_a: str, winner: str) -> str:
         return winner.replace("_", " ")
     return "won" if (winner == "model_a") == (subject == subject_a) else "lost"
 
-
-def ordered_outcomes(queryset, *, model_a: str, model_b: str, since=None):
-    """``(subject_a, subject_b, winner, time)`` per counted outcome, oldest first (after
-    ``since``); ``queryset`` has ``winner`` and ``created_at`` fields.
-
-    On PostgreSQL the time is POSIX seconds (a float) read straight from a client-side
-    cursor: for a million rows that is several times faster than ``.iterator()`` with
-    Django's per-row converters, and a float needs no datetime built in Python.
-    """
-    from django.db import connection
-    from django.db.models import FloatField
-    from django.db.models.functions import Cast, Extract
-
-    rows = queryset.order_by("created_at", "pk")
-    if since is not None:
-        rows = rows.filter(created_at__gt=since)
-    columns = (model_a, model_b, "winner")
-    if connection.vendor != "postgresql":
-        return rows.values_list(*columns, "created_at").iterator(chunk_size=50_000)
-    rows = rows.annotate(ts=Cast(Extract("created_at", "epoch"), FloatField()))
-    return _fetch_plain(rows.values_list(*columns, "ts"))
-
-
-def _fetch_plain(queryset):
-    from django.db import connection
-
-    sql, params = queryset.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        while chunk := cursor.fetchmany(50_000):
-            yield from chunk
-
-
-class DayNumber(Func):
-    """The UTC day of a datetime as a whole number (days since 1970-01-01), in SQL: Django's
-    ``TruncDay`` calls back into Python for every row on SQLite and builds a datetime for
-    each, which took most of a 1,000-debate Glicko-2 run."""
-
-    output_field = IntegerField()
-
-    def as_sqlite(self, compiler, connection, **extra):
-        return self.as_sql(compiler, connection, **extra,
-                           template="CAST(julianday(%(expressions)s) - 2440587.5 AS INTEGER)")
-
-    def as_postgresql(self, compiler, connection, **extra):
-        return self.as_sql(compiler, connection, **extra,
-                           template="FLOOR(EXTRACT(EPOCH FROM %(expressions)s) / 86400)::int")
-
-
-def period_outcomes(queryset, *, model_a: str, model_b: str):
-    """``(day, subject_a, subject_b, winner, count)``: outcomes grouped by UTC day (a day
-    number), the Glicko-2 rating period (seed 004: 24 hours)."""
-    from django.db.models import Count
-
-    return (
-        queryset.annotate(period=DayNumber("created_at"))
-        .values_list("period", model_a, model_b, "winner")
-        .annotate(n=Count("pk"))
-        .order_by("period")
-    )
 
 
 class UnknownBoard(LookupError):
@@ -242,8 +207,6 @@ def board_section(board: Board) -> tuple[str, dict] | None:
     """The board's own section (see ``Board.section``): ``(template, context)`` or None."""
     if not board.section:
         return None
-    from django.utils.module_loading import import_string
-
     return import_string(board.section)()
 
 
@@ -278,8 +241,6 @@ def get_board(name: str) -> Board:
 
 def default_subjects(keys: list[str]) -> dict[str, Subject]:
     """Subjects that are AI models of the registry (``arena.AIModel``, by slug)."""
-    from arena.models import AIModel, ModelStatus
-
     found = {
         m.slug: Subject(
             key=m.slug,

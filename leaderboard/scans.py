@@ -21,10 +21,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
+from django.db import connection
 from django.db.models import UUIDField
 
-from arena.prompt_categories import CATEGORY_BITS, LANGUAGE_PREFIX, UNKNOWN_LANGUAGE
-from leaderboard.compute import Grouped
+from arena.prompt_categories import UNKNOWN_LANGUAGE
 from leaderboard.ratings.outcomes import parse_outcome
 
 _WINNER_CODES = "CASE q.w WHEN 'model_a' THEN 0 WHEN 'model_b' THEN 1 WHEN 'tie' THEN 2 ELSE 3 END"
@@ -45,6 +45,17 @@ class VoteScan(NamedTuple):
     language: np.ndarray  # language codes as numbers (language_number), 0 when unknown
 
 
+class ScanColumns(NamedTuple):
+    """Where a board's outcome rows keep what a scan reads besides the pair and the result."""
+
+    style: tuple[str, ...]  # side a's tokens, headers, lists and bold, then side b's
+    categories: str  # the category bits (arena.prompt_categories.CATEGORY_BITS)
+    language: str  # the language code
+
+    def names(self) -> tuple[str, ...]:
+        return (*self.style, self.categories, self.language)
+
+
 def language_number(code: str) -> int:
     if not code or code == UNKNOWN_LANGUAGE:
         return 0
@@ -61,8 +72,6 @@ def vote_scan(queryset, subjects: Sequence[str], *, model_a: str, model_b: str,
     """Every outcome of ``queryset`` (which has a ``winner`` field) between two of
     ``subjects``; ``style`` names side a's tokens, headers, lists and bold columns, then
     side b's."""
-    from django.db import connection
-
     subjects = sorted(subjects)
     rows = queryset.order_by().values_list(model_a, model_b, "winner", *style, categories,
                                            language)
@@ -96,8 +105,6 @@ def _halves(rows) -> list:
     connection of its own: PostgreSQL does not run this aggregate in parallel itself), or
     whole when the key is something else or this connection is in a transaction (whose
     writes another connection would not see)."""
-    from django.db import connection
-
     if connection.in_atomic_block or not isinstance(rows.model._meta.pk, UUIDField):
         return [rows]
     middle = uuid.UUID(int=1 << 127)
@@ -123,8 +130,6 @@ def _aggregated(parts: list, subjects: list[str]) -> VoteScan:
 
 
 def _in_own_connection(function, *args):
-    from django.db import connection
-
     try:
         return function(*args)
     finally:
@@ -133,8 +138,6 @@ def _in_own_connection(function, *args):
 
 def _packed(rows, subjects: list[str]) -> bytes:
     """The rows as :data:`PACKED_COLUMNS` big-endian 4-byte integers each."""
-    from django.db import connection
-
     sql, params = rows.query.sql_with_params()
     columns = ["ta", "ha", "la", "ba", "tb", "hb", "lb", "bb"]
 
@@ -159,42 +162,3 @@ def _packed(rows, subjects: list[str]) -> bytes:
         (blob,) = cursor.fetchone()
     return bytes(blob or b"")
 
-
-class ScanGroups(NamedTuple):
-    """The scan's votes grouped once by (a, b, result): ``inverse[i]`` is vote i's group."""
-
-    a: np.ndarray
-    b: np.ndarray
-    code: np.ndarray
-    inverse: np.ndarray
-
-
-def scan_groups(scan: VoteScan) -> ScanGroups:
-    n = len(scan.subjects)
-    keys, inverse = np.unique((scan.a * n + scan.b) * 4 + scan.code, return_inverse=True)
-    return ScanGroups(keys // 4 // n, keys // 4 % n, keys % 4, inverse.ravel())
-
-
-def scan_grouped(scan: VoteScan, groups: ScanGroups,
-                 keep: np.ndarray | None = None) -> tuple[Grouped, np.ndarray]:
-    """The outcomes (those ``keep`` marks) grouped by (a, b, result), over the subjects
-    that took part; and, per scan subject, its index there (−1: absent)."""
-    counts = np.bincount(groups.inverse if keep is None else groups.inverse[keep],
-                         minlength=groups.a.size)
-    used = counts > 0
-    ga, gb, gc = groups.a[used], groups.b[used], groups.code[used]
-    present = np.unique(np.r_[ga, gb])
-    position = np.full(len(scan.subjects), -1, dtype=np.int64)
-    position[present] = np.arange(present.size)
-    grouped = Grouped([scan.subjects[i] for i in present], position[ga], position[gb], gc,
-                      counts[used].astype(np.int64))
-    return grouped, position
-
-
-def category_masks(scan: VoteScan) -> dict[str, np.ndarray]:
-    """Each category and language the votes have, with the votes it marks."""
-    masks = {name: (scan.categories & bit) != 0 for name, bit in CATEGORY_BITS.items()}
-    for number in np.unique(scan.language):
-        if number:
-            masks[LANGUAGE_PREFIX + language_code(int(number))] = scan.language == number
-    return {name: mask for name, mask in masks.items() if mask.any()}

@@ -9,7 +9,7 @@ from celery import shared_task
 def ratings_run_all() -> None:
     """The hourly run of every board (celery beat, seed 001)."""
     from leaderboard.models import RunTrigger
-    from leaderboard.services import RunInProgress, ratings_run
+    from leaderboard.runs.services import RunInProgress, ratings_run
 
     # Another run holding a board's lock for two minutes: the next hour comes soon enough.
     with suppress(RunInProgress):
@@ -20,7 +20,7 @@ def ratings_run_all() -> None:
 def ratings_run_board(self, board_name: str) -> None:
     """The debounced run after new outcomes on one board."""
     from leaderboard.models import RunTrigger
-    from leaderboard.services import RunInProgress, debounce_clear, ratings_run
+    from leaderboard.runs.services import RunInProgress, debounce_clear, ratings_run
 
     # Cleared before reading: outcomes committed from now on schedule the next run.
     debounce_clear(board_name=board_name)

@@ -10,18 +10,9 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from leaderboard.boards import (
-    Board,
-    grouped_outcomes,
-    ordered_outcomes,
-    period_outcomes,
-    register_board,
-    subject_grouped_outcomes,
-)
+from leaderboard.boards import Board, register_board
 from panels.models import Panel, PanelOutcome, PanelStatus
 from panels.signals import panel_outcome_recorded
-
-PAIR = {"model_a": "model_a_id", "model_b": "model_b_id"}
 
 
 def _counted():
@@ -31,44 +22,11 @@ def _counted():
     return outcomes
 
 
-def panel_outcomes():
-    """``(model_a, model_b, winner, count)`` rows from one ``GROUP BY`` over the pair."""
-    return grouped_outcomes(_counted(), **PAIR)
-
-
-def panel_subject_outcomes(subject: str):
-    return subject_grouped_outcomes(_counted(), subject, **PAIR)
-
-
-def panel_ordered_outcomes(since=None):
-    """Outcomes one by one, oldest first (replays the online Elo)."""
-    return ordered_outcomes(_counted(), since=since, **PAIR)
-
-
-def panel_period_outcomes():
-    return period_outcomes(_counted(), **PAIR)
-
-
-EXPORT_COLUMNS = ("model_a", "model_b", "winner", "judge", "is_self_vote", "panel_id",
-                  "created_at")
-
-
-def panel_export_rows():
-    rows = _counted().values_list(
-        "model_a_id", "model_b_id", "winner", "judge_id", "is_self_vote", "panel_id",
-        "created_at",
-    ).iterator(chunk_size=20_000)
-    for row in rows:
-        yield dict(zip(EXPORT_COLUMNS, row, strict=True))
-
-
-def panel_counts() -> dict[str, int]:
-    """Finished panels, and the outcomes the self-vote setting leaves out."""
-    excluded = 0
-    if not settings.ARENA_PANEL_BOARD_SELF_VOTES:
-        excluded = PanelOutcome.objects.filter(is_self_vote=True).count()
-    return {"battles": Panel.objects.filter(status=PanelStatus.DONE).count(),
-            "votes_excluded": excluded}
+def _left_out():
+    """The outcomes the self-vote setting leaves out."""
+    if settings.ARENA_PANEL_BOARD_SELF_VOTES:
+        return PanelOutcome.objects.none()
+    return PanelOutcome.objects.filter(is_self_vote=True)
 
 
 def outcome_from_signal(*, outcome: PanelOutcome, **_kwargs):
@@ -78,7 +36,8 @@ def outcome_from_signal(*, outcome: PanelOutcome, **_kwargs):
 
 
 PANEL_BOARD = register_board(
-    Board(
+    Board.from_queryset(
+        _counted,
         name="panel",
         title="Panel (AI-judged)",
         description=(
@@ -87,12 +46,9 @@ PANEL_BOARD = register_board(
             "Bradley–Terry ratings from the models' judgements of each other."
         ),
         primary_method="bt",
-        outcomes=panel_outcomes,
-        ordered_outcomes=panel_ordered_outcomes,
-        period_outcomes=panel_period_outcomes,
-        export_rows=panel_export_rows,
-        counts=panel_counts,
-        subject_outcomes=panel_subject_outcomes,
+        contests=Panel.objects.filter(status=PanelStatus.DONE),
+        uncounted=_left_out,
+        export={"judge": "judge_id", "is_self_vote": "is_self_vote", "panel_id": "panel_id"},
         signal=panel_outcome_recorded,
         outcome_from_signal=outcome_from_signal,
         order=20,

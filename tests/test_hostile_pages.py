@@ -97,7 +97,7 @@ def test_a_hostile_model_name_on_the_leaderboard_and_its_page(watched):
 
     from arena.models import AIModel
     from leaderboard.models import RunTrigger
-    from leaderboard.services import ratings_run
+    from leaderboard.runs.services import ratings_run
     from leaderboard.tests.factories import make_votes
 
     make_votes([("hostile", "plain", "model_a", 30), ("plain", "hostile", "tie", 10)])

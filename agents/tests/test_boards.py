@@ -11,8 +11,8 @@ from agents.models import AgentBattle, AgentConfiguration, AgentVote, Provider, 
 from agents.signals import agent_vote_recorded
 from arena.testing.ratings import quiet_rating_runs
 from leaderboard.models import RunTrigger, SnapshotEntry
-from leaderboard.selectors import online_elo_map
-from leaderboard.services import debounce_clear, ratings_run
+from leaderboard.pages.selectors import online_elo_map
+from leaderboard.runs.services import debounce_clear, ratings_run
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ def quiet_rating_runs(monkeypatch, runs: list | None = None) -> list:  # noqa: A
     """Record the leaderboard's debounced runs (as ``(board_name,)``) instead of sending
     them: the test reads which runs its votes asked for, and neither waits for them nor
     has them change the board under it."""
-    from leaderboard import services as leaderboard_services
+    from leaderboard.runs import services as leaderboard_services
 
     runs = [] if runs is None else runs
     monkeypatch.setattr(leaderboard_services, "run_send",

@@ -23,7 +23,7 @@ def live_api(asgi_live_server, celery_worker, two_models, fake_openai, settings)
     for choice in ("left_better", "tie"):
         vote_on(answered_battle(), choice=choice)
     from leaderboard.models import RunTrigger
-    from leaderboard.services import ratings_run
+    from leaderboard.runs.services import ratings_run
 
     ratings_run(trigger=RunTrigger.COMMAND)
     # The debate library (personas, topics) that earlier tests' flushes may have removed:

@@ -163,7 +163,7 @@ def test_votes_sent_at_once_on_one_battle_store_one_and_move_the_elo_once():
 
     from django.db import connection
 
-    from leaderboard.online_elo import elo_applied
+    from leaderboard.runs.online_elo import elo_applied
 
     battle = answered_battle()
     start = Barrier(8)
@@ -316,8 +316,8 @@ class TestWorkerDeath:
 def test_informative_selection_pairs_the_models_the_board_knows_least_about(settings):
     """Two well-measured models far apart, two close and barely rated: the close pair wins."""
     from arena.models import AIModel
-    from leaderboard import services as leaderboard_services
     from leaderboard.models import RunTrigger
+    from leaderboard.runs import services as leaderboard_services
     from leaderboard.tests.factories import make_votes
 
     make_votes([("strong", "weak", "model_a", 300), ("weak", "strong", "model_a", 10),

@@ -39,9 +39,9 @@ def test_export_writes_each_sides_style_summed_over_the_turns(tmp_path):
     assert (row["tokens_a"], row["tokens_b"]) == ("43", "8")
     assert (row["headers_a"], row["lists_a"], row["bold_a"]) == ("1", "2", "1")
     assert (row["headers_b"], row["lists_b"], row["bold_b"]) == ("0", "0", "0")
-    from battles.boards import text_vote_scan
+    from battles.boards import TEXT_BOARD
 
-    scan = text_vote_scan()
+    scan = TEXT_BOARD.vote_scan()
     assert [scan.subjects[i] for i in (*scan.a, *scan.b)] == [battle.model_a_id,
                                                               battle.model_b_id]
     assert scan.code.tolist() == [0]  # model a won
@@ -72,8 +72,8 @@ def _styled_battles(n: int = 40):
 
 
 def test_a_run_fits_the_text_board_with_style_control_too(client):
-    from leaderboard import services as leaderboard_services
     from leaderboard.models import BoardSnapshot, RunTrigger
+    from leaderboard.runs import services as leaderboard_services
 
     _styled_battles()
     leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
@@ -102,8 +102,8 @@ def test_the_style_switch_on_the_board_page(chromium, asgi_live_server, monkeypa
     from playwright.sync_api import expect
 
     from arena.testing.browser import browser_page
-    from leaderboard import services as leaderboard_services
     from leaderboard.models import RunTrigger
+    from leaderboard.runs import services as leaderboard_services
 
     _styled_battles()
     leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
@@ -120,12 +120,12 @@ def test_the_style_switch_on_the_board_page(chromium, asgi_live_server, monkeypa
 
 
 def test_a_board_over_the_style_limit_skips_style_control_and_says_so(settings, caplog):
-    from leaderboard import services as leaderboard_services
     from leaderboard.models import BoardSnapshot, RunTrigger
+    from leaderboard.runs import services as leaderboard_services
 
     settings.ARENA_LEADERBOARD_STYLE_MAX_VOTES = 10
     _styled_battles(12)
-    with caplog.at_level("INFO", logger="leaderboard.style_runs"):
+    with caplog.at_level("INFO", logger="leaderboard.runs.rating"):
         leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
     snap = BoardSnapshot.objects.get(board="text")
     assert snap.style_coefficients is None

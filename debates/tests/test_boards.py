@@ -14,7 +14,7 @@ from debates.standings import controversy_index, debate_standings
 from debates.tests.debate_support import debate_row
 from leaderboard.models import RunTrigger
 from leaderboard.ratings.glicko2 import rate_period_arrays
-from leaderboard.services import ratings_run
+from leaderboard.runs.services import ratings_run
 
 
 def test_both_boards_are_glicko2_with_a_section():

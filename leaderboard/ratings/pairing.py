@@ -3,6 +3,8 @@
 * ``uniform`` (seed 000): every pair equally likely.
 * ``fewer_votes``: each model drawn with weight 1 / sqrt(1 + its votes), so new models
   catch up (the pair's weight is the product of its two models' weights).
+* ``partner``: one model drawn uniformly, then its partner uniformly among those it may meet
+  (voice battles: an agent of another provider).
 * ``informative``: pairs where one vote teaches the most. A vote on the pair (i, j) is a
   Bernoulli observation of the difference d = r_i - r_j with Fisher information
   I = k² p (1 - p) (k = ln 10 / 400, p the predicted chance that i wins); with the
@@ -53,6 +55,19 @@ def uniform_pairs(n: int) -> np.ndarray:
 def fewer_votes_pairs(votes: np.ndarray) -> np.ndarray:
     weight = 1.0 / np.sqrt(1.0 + np.asarray(votes, dtype=float))
     return _normalised(np.outer(weight, weight))
+
+
+def partner_pairs(allowed: np.ndarray) -> np.ndarray:
+    """One model drawn uniformly, then its partner uniformly among those ``allowed[i]``
+    marks (any other model for one that may meet none): the chance of each pair."""
+    allowed = np.asarray(allowed, dtype=bool)
+    n = allowed.shape[0]
+    others = ~np.eye(n, dtype=bool)
+    allowed = allowed & others
+    alone = ~allowed.any(axis=1)
+    allowed[alone] = others[alone]
+    partner = allowed / allowed.sum(axis=1, keepdims=True)
+    return (partner + partner.T) / n
 
 
 def informative_pairs(rating: np.ndarray, se: np.ndarray, *, floor: float = FLOOR,

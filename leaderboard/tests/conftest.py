@@ -3,7 +3,7 @@ from django.core.cache import cache
 
 from leaderboard import boards as registry
 from leaderboard.boards import board_names
-from leaderboard.services import DEBOUNCE_KEY, LOCK_KEY
+from leaderboard.runs.services import DEBOUNCE_KEY, LOCK_KEY
 
 
 def _clear_keys() -> None:
@@ -29,7 +29,7 @@ def _leaderboard_redis_keys(_only_the_text_board):
 @pytest.fixture
 def scheduled(monkeypatch):
     """Record debounced runs instead of sending them to the broker: [(args, countdown)]."""
-    from leaderboard import services
+    from leaderboard.runs import services
 
     calls = []
     monkeypatch.setattr(services, "run_send",
@@ -52,8 +52,8 @@ SMALL_BOARD = [
 @pytest.fixture
 def board(db):
     from arena.models import AIModel
-    from leaderboard import services
     from leaderboard.models import RunTrigger
+    from leaderboard.runs import services
 
     from .factories import make_votes
 

@@ -4,10 +4,10 @@ from collections import Counter
 
 import pytest
 
-from battles.boards import text_outcomes, text_period_outcomes
+from battles.boards import TEXT_BOARD
 from battles.models import Vote
-from leaderboard import compute
 from leaderboard.boards import get_board
+from leaderboard.runs import compute
 
 from .factories import make_votes
 
@@ -32,7 +32,7 @@ def test_sql_aggregation_equals_a_python_count_of_counted_votes():
         for v in Vote.objects.select_related("battle")
         if v.counts_for_rating
     )
-    rows = list(text_outcomes())
+    rows = list(TEXT_BOARD.outcomes())
     got = {(a, b, w): n for a, b, w, n in rows}
 
     assert got == dict(expected)
@@ -44,7 +44,7 @@ def test_sql_aggregation_equals_a_python_count_of_counted_votes():
 def test_aggregation_is_one_grouped_query(django_assert_num_queries):
     make_votes([("alpha", "beta", "model_a", 50), ("beta", "alpha", "tie", 20)])
     with django_assert_num_queries(1) as ctx:
-        rows = list(text_outcomes())
+        rows = list(TEXT_BOARD.outcomes())
     assert "GROUP BY" in ctx.captured_queries[0]["sql"].upper()
     assert sorted(rows) == [("alpha", "beta", "model_a", 50), ("beta", "alpha", "tie", 20)]
 
@@ -67,7 +67,7 @@ def test_tallies_count_both_bad_apart_and_as_neither_win_nor_loss():
 
 def test_period_aggregation_groups_by_day():
     make_votes([("alpha", "beta", "model_a", 4)])
-    rows = list(text_period_outcomes())
+    rows = list(TEXT_BOARD.period_outcomes())
     assert len(rows) == 1 and rows[0][1:] == ("alpha", "beta", "model_a", 4)
     from datetime import UTC, date, datetime
 

@@ -6,9 +6,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from arena.models import AIModel, ModelStatus
-from leaderboard import services
-from leaderboard.api import STAFF_ONLY
 from leaderboard.models import RatingRun, RunTrigger
+from leaderboard.pages.api import STAFF_ONLY
+from leaderboard.runs import services
 
 from .conftest import SMALL_BOARD
 from .factories import make_votes

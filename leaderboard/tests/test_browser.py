@@ -5,8 +5,8 @@ import re
 import pytest
 
 from arena.models import AIModel
-from leaderboard import services
 from leaderboard.models import RunTrigger
+from leaderboard.runs import services
 
 from .factories import make_votes
 

@@ -11,8 +11,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from leaderboard import services
 from leaderboard.models import BoardSnapshot, RunTrigger
+from leaderboard.runs import services
 
 from .factories import make_votes
 

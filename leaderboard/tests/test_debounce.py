@@ -4,8 +4,8 @@ import pytest
 from django.core.cache import cache
 
 from battles.tests.factories import vote_on
-from leaderboard import services
 from leaderboard.models import BoardSnapshot, RatingRun, RunTrigger
+from leaderboard.runs import services
 from leaderboard.tasks import ratings_run_board
 
 from .factories import AIModelFactory, answered_battle

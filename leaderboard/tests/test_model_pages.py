@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 
 from battles.tests.factories import BattleFactory
-from leaderboard import services
 from leaderboard.models import BoardSnapshot, RunTrigger
+from leaderboard.runs import services
 
 from .factories import make_votes
 

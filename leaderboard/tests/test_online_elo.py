@@ -6,9 +6,9 @@ import pytest
 
 from battles.models import Position
 from battles.tests.factories import vote_on
-from leaderboard import online_elo, services
 from leaderboard.boards import get_board, register_board
 from leaderboard.models import EloBoardState, OnlineElo, RunTrigger
+from leaderboard.runs import online_elo, services
 
 from .factories import AIModelFactory, answered_battle, make_votes
 
@@ -115,7 +115,7 @@ def test_the_replay_adds_outcomes_committed_while_it_read():
     from battles import boards as text_boards
 
     make_votes([("alpha", "beta", "model_a", 2)])
-    original = text_boards.text_ordered_outcomes
+    original = text_boards.TEXT_BOARD.ordered_outcomes
     late = []
 
     def reading(since=None):

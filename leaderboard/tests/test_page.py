@@ -6,8 +6,8 @@ import pytest
 from django.test import Client
 
 from arena.models import AIModel, ModelStatus
-from leaderboard import services
 from leaderboard.models import RunTrigger
+from leaderboard.runs import services
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from leaderboard import plots, selectors, services
 from leaderboard.models import RunTrigger
+from leaderboard.pages import plots, selectors
+from leaderboard.runs import services
 
 from .factories import make_votes
 

@@ -11,6 +11,7 @@ from leaderboard.ratings.pairing import (
     draw_pair,
     fewer_votes_pairs,
     informative_pairs,
+    partner_pairs,
     uniform_pairs,
 )
 
@@ -55,3 +56,19 @@ def test_draws_follow_the_probabilities():
     pairs = [draw_pair(p, rng) for _ in range(2000)]
     assert pairs.count((0, 1)) / 2000 == pytest.approx(p[0, 1], abs=0.03)
     assert all(i < j for i, j in pairs)
+
+
+def test_partner_pairs_draw_a_model_then_a_partner_it_may_meet():
+    """Three agents of one provider, one of a second and one of a third: the chance of each
+    pair is that of drawing either model first and the other as its partner."""
+    provider = np.array([0, 0, 0, 1, 2])
+    allowed = provider[:, None] != provider[None, :]
+    p = partner_pairs(allowed)
+    assert _upper_sum(p) == pytest.approx(1.0)
+    assert np.allclose(p, p.T) and np.all(np.diag(p) == 0)
+    partners = allowed.sum(axis=1)
+    for i in range(5):
+        for j in range(i + 1, 5):
+            expected = (1 / 5) * (1 / partners[i] + 1 / partners[j]) if allowed[i, j] else 0.0
+            assert p[i, j] == pytest.approx(expected)
+    assert np.allclose(partner_pairs(np.zeros((3, 3), dtype=bool)), uniform_pairs(3))

@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from battles.models import VoteChoice
 from battles.tests.factories import BattleFactory, ResponseFactory, TurnFactory, vote_on
-from leaderboard import services
 from leaderboard.boards import Board, get_board, register_board, unregister_board
 from leaderboard.models import BoardSnapshot, RatingRun, RunStatus, RunTrigger
+from leaderboard.runs import services
 
 from .factories import make_votes
 
@@ -83,7 +83,7 @@ def test_a_failed_run_keeps_the_last_snapshot_and_says_so_everywhere(flaky_board
 
     flaky_board["broken"] = True
     make_votes([("alpha", "beta", "model_a", 3)])
-    with caplog.at_level(logging.ERROR, logger="leaderboard.services"):
+    with caplog.at_level(logging.ERROR, logger="leaderboard.runs.services"):
         run = services.ratings_run(trigger=RunTrigger.VOTES, boards=["text", "flaky"])
     assert "the flaky board failed" in caplog.text and "on fire" in caplog.text
     assert run.status == RunStatus.FAILED and run.failed_boards == ["flaky"]

@@ -5,11 +5,11 @@ import pytest
 from django.test import Client
 
 from arena.models import AIModel, ModelStatus
-from leaderboard import compute, services
 from leaderboard.boards import Board, get_board, register_board, unregister_board
 from leaderboard.models import BoardSnapshot, RatingRun, RunStatus, RunTrigger
 from leaderboard.ratings import sandwich_bradley_terry
 from leaderboard.ratings.provisional import shrink_provisional
+from leaderboard.runs import compute, services
 
 from .factories import make_votes
 

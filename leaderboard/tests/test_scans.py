@@ -7,16 +7,11 @@ import numpy as np
 import pytest
 
 from arena.prompt_categories import category_tags
-from battles.boards import text_outcomes, text_vote_scan
+from battles.boards import TEXT_BOARD
 from battles.models import Vote
-from leaderboard import compute
-from leaderboard.scans import (
-    category_masks,
-    language_code,
-    language_number,
-    scan_grouped,
-    scan_groups,
-)
+from leaderboard.runs import compute
+from leaderboard.runs.reading import category_masks, scan_grouped, scan_groups
+from leaderboard.scans import language_code, language_number
 
 from .factories import make_votes
 
@@ -36,7 +31,7 @@ def test_the_scan_holds_every_counted_vote_as_the_database_has_it():
     make_votes([("alpha", "gamma", "model_a", 5)], counts_for_rating=False)
     for n, vote in enumerate(Vote.objects.order_by("pk")):
         Vote.objects.filter(pk=vote.pk).update(tokens_a=10 * n, bold_b=n % 3, lists_a=1200)
-    scan = text_vote_scan()
+    scan = TEXT_BOARD.vote_scan()
     assert scan.a.size == 16  # the uncounted five are left out
     expected = sorted(
         (v.model_a_id, v.model_b_id, v.winner, v.tokens_a, min(v.lists_a, 1023), v.bold_b,
@@ -52,7 +47,7 @@ def test_the_scan_holds_every_counted_vote_as_the_database_has_it():
     assert got == expected
 
     grouped, _position = scan_grouped(scan, scan_groups(scan))
-    by_sql = compute.group_rows(text_outcomes())
+    by_sql = compute.group_rows(TEXT_BOARD.outcomes())
     assert grouped.subjects == by_sql.subjects
     assert sorted(zip(grouped.a, grouped.b, grouped.code, grouped.count, strict=True)) == \
         sorted(zip(by_sql.a, by_sql.b, by_sql.code, by_sql.count, strict=True))

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard import compute
 from leaderboard.ratings import A_WINS, B_WINS, BOTH_BAD, TIE
 from leaderboard.ratings.style_control import (
     CONFOUNDED,
@@ -20,6 +19,7 @@ from leaderboard.ratings.style_control import (
     fit_style_controlled,
     style_features,
 )
+from leaderboard.runs import compute
 
 CODES = (A_WINS, B_WINS, TIE, BOTH_BAD)
 

@@ -5,9 +5,9 @@ from django.test import Client
 
 from leaderboard.boards import get_board
 from leaderboard.models import EloBoardState, OnlineElo, RunTrigger
-from leaderboard.services import ratings_run
+from leaderboard.runs.services import ratings_run
 from panels import services
-from panels.boards import panel_counts, panel_outcomes
+from panels.boards import PANEL_BOARD
 from panels.models import PanelOutcome, PanelStatus
 from panels.tests.panel_support import (
     PanelScript,
@@ -23,7 +23,7 @@ from panels.tests.panel_support import (
 def clean_debounce():
     from django.core.cache import cache
 
-    from leaderboard.services import DEBOUNCE_KEY, LOCK_KEY
+    from leaderboard.runs.services import DEBOUNCE_KEY, LOCK_KEY
 
     keys = [DEBOUNCE_KEY.format(board="panel"), LOCK_KEY.format(board="panel")]
     cache.delete_many(keys)
@@ -53,12 +53,12 @@ def test_each_valid_ranking_becomes_pairwise_outcomes(panel_done):
     outcomes = PanelOutcome.objects.filter(panel=panel)
     assert outcomes.count() == 3 * 3  # three judges, three pairs each
     assert outcomes.filter(is_self_vote=True).count() == 3 * 2
-    assert sorted(panel_outcomes()) == [
+    assert sorted(PANEL_BOARD.outcomes()) == [
         ("alpha-7b", "beta-3b", "model_a", 3),
         ("alpha-7b", "gamma-1b", "model_a", 3),
         ("beta-3b", "gamma-1b", "model_a", 3),
     ]
-    assert panel_counts() == {"battles": 1, "votes_excluded": 0}
+    assert PANEL_BOARD.counts() == {"battles": 1, "votes_excluded": 0}
 
 
 def test_the_online_elo_moves_and_a_rating_run_is_scheduled(panel_done):
@@ -91,10 +91,10 @@ def test_self_votes_can_be_left_off_the_board(celery_worker, fake_openai, fake_a
     wait_for(lambda: EloBoardState.objects.filter(board="panel", outcomes_applied=3).exists())
     # Only the third party's view of each pair counts: every judge prefers gamma to beta
     # to alpha among the others.
-    assert sorted(panel_outcomes()) == [
+    assert sorted(PANEL_BOARD.outcomes()) == [
         ("alpha-7b", "beta-3b", "model_b", 1),
         ("alpha-7b", "gamma-1b", "model_b", 1),
         ("beta-3b", "gamma-1b", "model_b", 1),
     ]
-    assert panel_counts()["votes_excluded"] == 6
+    assert PANEL_BOARD.counts()["votes_excluded"] == 6
     assert OnlineElo.objects.filter(board="panel").values("subject").distinct().count() == 3

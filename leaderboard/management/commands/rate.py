@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard import compute
 from leaderboard.ratings import (
     BOTH_BAD,
     TIE,
@@ -25,6 +24,7 @@ from leaderboard.ratings import (
     read_votes,
 )
 from leaderboard.ratings.votes_file import read_styled_votes
+from leaderboard.runs import compute
 
 
 class Command(BaseCommand):

@@ -24,8 +24,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, board=None, bootstrap=None, replay_elo=False, **options):
         from leaderboard.models import RunStatus, RunTrigger
-        from leaderboard.online_elo import online_elo_replay
-        from leaderboard.services import RunInProgress, ratings_run
+        from leaderboard.runs.online_elo import online_elo_replay
+        from leaderboard.runs.services import RunInProgress, ratings_run
 
         if bootstrap is not None and bootstrap < 1:
             raise CommandError("--bootstrap must be at least 1")

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from leaderboard import views
+from leaderboard.pages import views
 
 app_name = "models"
 urlpatterns = [

@@ -14,7 +14,7 @@ from arena.models import AIModel
 from arena.prompt_categories import category_title
 from leaderboard.boards import Board, Recent, board_subjects, boards, outcome_for
 from leaderboard.models import BoardSnapshot, SnapshotEntry
-from leaderboard.selectors import online_elo_map, snapshot_latest
+from leaderboard.pages.selectors import online_elo_map, snapshot_latest
 
 RECENT_LIMIT = 10
 

@@ -14,8 +14,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from leaderboard import selectors
 from leaderboard.boards import UnknownBoard, board_section, boards
+from leaderboard.pages import selectors
 
 TEMPLATE = "leaderboard/leaderboard.html"
 
@@ -122,7 +122,7 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def model_page(request: HttpRequest, model_id: str) -> HttpResponse:
-    from leaderboard.model_pages import model_page as model_page_data
+    from leaderboard.pages.model_pages import model_page as model_page_data
 
     page = model_page_data(model_id=model_id)
     if page is None:

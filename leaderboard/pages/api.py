@@ -18,9 +18,9 @@ from pydantic import BaseModel
 from arena.aio import database_call
 from arena.edge import public_for
 from arena.errors import RuleError, errors
-from leaderboard import selectors, stats
 from leaderboard.boards import UnknownBoard
-from leaderboard.model_api import router as model_router
+from leaderboard.pages import selectors, stats
+from leaderboard.pages.model_api import router as model_router
 
 router = Router(tags=["leaderboard"])
 router.add_router("", model_router)  # GET /api/models/{id}: a model's page as JSON
@@ -266,7 +266,7 @@ def worker_status(request: HttpRequest):
 def worker_aggregate(request: HttpRequest, payload: AggregateIn | None = None):
     """Run the rating now (staff only); answers when the run is recorded."""
     from leaderboard.models import RunStatus, RunTrigger
-    from leaderboard.services import RunInProgress, ratings_run
+    from leaderboard.runs.services import RunInProgress, ratings_run
 
     payload = payload or AggregateIn()
     try:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard import views
+from leaderboard.pages import views
 
 app_name = "leaderboard"
 urlpatterns = [

@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import Router, Schema
 
 from arena.errors import RuleError, errors
-from leaderboard.model_pages import model_page
+from leaderboard.pages.model_pages import model_page
 
 router = Router(tags=["models"])
 

@@ -12,10 +12,10 @@ import numpy as np
 from django.conf import settings
 
 from arena.prompt_categories import category_title
-from leaderboard import plots
 from leaderboard.boards import Board, boards, get_board
-from leaderboard.compute import expected_win_rate, style_coefficient
 from leaderboard.models import BoardSnapshot, OnlineElo, RatingRun, RunStatus, SnapshotEntry
+from leaderboard.pages import plots
+from leaderboard.runs.compute import expected_win_rate, style_coefficient
 
 ENTRY_FIELDS = (
     "subject", "name", "organization", "license", "deprecated", "provisional", "rating",
@@ -265,25 +265,37 @@ def _snapshot_entries(snapshot_id: int, created_at) -> tuple:
 
 
 def leaderboard_view(*, query: Query) -> BoardPage:
-    """The latest snapshot of ``query.board`` filtered, sorted and split (rated/provisional)."""
-    board = get_board(query.board)
+    """The latest snapshot of ``query.board`` for the page, section by section: the category
+    selector and a failed run's notice over it, the filters' choices, the table of rated
+    entries and the provisional one."""
     whole = snapshot_latest(board=query.board)
     snapshot = snapshot_latest(board=query.board, category=query.category) \
         if query.category else whole
-    view = BoardPage(board=board, snapshot=snapshot, query=query,
+    page = BoardPage(board=get_board(query.board), snapshot=snapshot, query=query,
                      categories=category_options(board=query.board, whole=whole),
-                     whole_votes=whole.outcomes if whole else 0)
-    view.failed_run = board_failed_run(board=query.board, category=query.category,
-                                       snapshot=snapshot)
+                     whole_votes=whole.outcomes if whole else 0,
+                     failed_run=board_failed_run(board=query.board, category=query.category,
+                                                 snapshot=snapshot))
     if snapshot is None:
-        return view
+        return page
     entries = _snapshot_entries(snapshot.pk, snapshot.created_at)
     if query.style_control and snapshot.style_coefficients is not None:
         entries = tuple(_style_controlled(e) for e in entries)
-    view.entries = {e.subject: e for e in entries}
+    page.entries = {e.subject: e for e in entries}
     shown = [e for e in entries if query.include_deprecated or not e.deprecated]
-    view.organizations = sorted({e.organization for e in shown if e.organization})
-    view.licenses = sorted({e.license for e in shown if e.license})
+    page.organizations = sorted({e.organization for e in shown if e.organization})
+    page.licenses = sorted({e.license for e in shown if e.license})
+    rows = _table_rows(shown, query)
+    page.rows = [r for r in rows if not r.e.provisional]
+    if query.include_provisional:
+        page.provisional = sorted((r for r in rows if r.e.provisional),
+                                  key=lambda r: (-r.e.votes, r.e.name))
+    return page
+
+
+def _table_rows(shown: list, query: Query) -> list[Row]:
+    """The entries the filters and the search keep, with their rank and online Elo, in the
+    order asked for."""
     elo = {} if query.category else online_elo_map(board=query.board)
     needle = query.search.casefold()
 
@@ -307,13 +319,7 @@ def leaderboard_view(*, query: Query) -> BoardPage:
         return (value if value is not None else float("-inf"),
                 row.e.rating if reverse else -row.e.rating)
 
-    rows.sort(key=key, reverse=reverse)
-    view.rows = [r for r in rows if not r.e.provisional]
-    if query.include_provisional:
-        view.provisional = sorted(
-            (r for r in rows if r.e.provisional), key=lambda r: (-r.e.votes, r.e.name)
-        )
-    return view
+    return sorted(rows, key=key, reverse=reverse)
 
 
 def _style_controlled(e):

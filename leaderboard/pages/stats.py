@@ -8,7 +8,7 @@ from django.db.models import Max
 from arena.modes import Figure
 from leaderboard.boards import boards
 from leaderboard.models import BoardSnapshot, RatingRun, RunStatus, SnapshotEntry
-from leaderboard.selectors import board_failed_run, snapshot_latest
+from leaderboard.pages.selectors import board_failed_run, snapshot_latest
 
 
 def leaderboard_stats() -> dict:
@@ -76,7 +76,7 @@ def run_summary(run: RatingRun) -> dict:
 
 def worker_status(*, recent: int = 10) -> dict:
     """Seed 001's worker status: the last run, recent runs, debounced runs waiting."""
-    from leaderboard.services import debounce_pending
+    from leaderboard.runs.services import debounce_pending
 
     runs = list(RatingRun.objects.order_by("-started_at", "-id")[:recent])
     last = runs[0] if runs else None
