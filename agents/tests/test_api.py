@@ -8,7 +8,6 @@ import json
 import pytest
 from django.test import Client
 
-from agents.evaluation import stage_run
 from agents.models import (
     AgentBattle,
     AgentConfiguration,
@@ -17,6 +16,7 @@ from agents.models import (
     Scenario,
     StageKind,
 )
+from agents.steps import stage_run
 from agents.tests.voice_support import VoiceScript, local_agents, record_call
 from arena.contests.flags import visitor_of_address
 from arena.testing.ratings import quiet_rating_runs

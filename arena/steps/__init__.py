@@ -4,7 +4,7 @@ A step is a row (a subclass of :class:`Step`) and a Celery task that does its wo
 
     @step_task
     def generate_response(response_id: str, generation: int) -> None:
-        from battles.generation import response_generate
+        from battles.steps import response_generate
         response_generate(response_id=response_id, generation=generation)
 
 and inside the work::

@@ -12,7 +12,6 @@ from arena.steps import StepStatus, step_requeue_stale
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from arena.testing.waiting import wait_for
 from battles import services
-from battles.generation import response_generate
 from battles.models import (
     MAX_MESSAGES,
     Position,
@@ -22,6 +21,7 @@ from battles.models import (
     Winner,
 )
 from battles.selection import select_models_for_battle
+from battles.steps import response_generate
 from battles.tests.conftest import neutral_reply
 from battles.tests.factories import (
     AIModelFactory,

@@ -18,8 +18,8 @@ from arena.steps import RESTARTED_NOTICE, StepStatus, step_claim, step_requeue_s
 from arena.testing.live import doomed_worker, steps_started_over
 from arena.testing.waiting import wait_for
 from battles import services
-from battles.generation import response_generate
 from battles.models import Response, Slot
+from battles.steps import response_generate
 from battles.tests.conftest import neutral_reply
 
 OWNER = "session-of-owner"

@@ -1,4 +1,4 @@
-"""The debate engine: one step of the state machine per Celery task.
+"""The steps of a debate's state machine: one step per Celery task.
 
 :func:`debate_step_run` loads the step, does nothing if it is stale, finished or its debate
 is paused or over, claims it (platform step: lease and heartbeat while the model works),

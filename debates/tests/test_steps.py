@@ -268,7 +268,7 @@ class TestFailuresAndControls:
     def test_a_redelivered_step_writes_nothing_twice(self, debate_setup):
         """The job of a finished step runs again (a redelivery): no second turn, no second
         next step."""
-        from debates.engine import debate_step_run
+        from debates.steps import debate_step_run
 
         debate = wait_debate(start(debate_setup, rounds=1, fact_checking=False).pk)
         steps = debate.steps.count()

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
 
 from agents import judgement, services, slots
-from agents.models import AgentConversation, EvaluationStage, StageKind
+from agents.models import AgentConversation, EvaluationStage, StageKind, recordings_dir
 from agents.speech import vad
 from agents.speech.audio import SAMPLE_BYTES, SAMPLE_RATE, read_wav
 from arena import aio
@@ -52,10 +51,6 @@ JUDGE_SYSTEM = (
     "that the scenario and tool results do not support. reason: what in the transcript "
     "decided it, in your own words."
 )
-
-
-def recordings_dir() -> Path:
-    return Path(settings.ARENA_VOICE_MEDIA_DIR)
 
 
 def _tracks(conversation: AgentConversation) -> tuple[bytes, bytes]:
