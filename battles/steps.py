@@ -1,33 +1,26 @@
-"""Generating one side's answer: claim the step, stream from the provider, relay, save.
+"""The step of text battles: one side's answer, streamed from its provider through the relay.
 
-Runs inside a Celery task (:mod:`battles.tasks`); the stream runs on the process's I/O loop
-(:mod:`arena.aio`) while the step's lease is kept alive, and the database connection is given
-back for the length of the call.
+Run by :func:`arena.steps.step_run` from a Celery task (:mod:`battles.tasks`): the stream runs
+on the process's I/O loop (:mod:`arena.aio`) outside any transaction while the step's lease is
+kept alive; an answer has no next step, its end is announced once it is saved.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+
+from django.db import transaction
 
 from arena import aio
-from arena.llm import LLMError, stream_chat
-from arena.queries import one_or_none
+from arena.llm import LLMError, ModelEndpoint, stream_chat
 from arena.selectors import model_endpoint_by_slug
-from arena.steps import (
-    FINISHED,
-    StepStatus,
-    release_database,
-    step_claim,
-    step_lease,
-    step_save,
-)
-from arena.streaming import StreamStopped
+from arena.steps import StepResult, StepStatus, StepWork, step_run
+from arena.streaming import StreamRelay, StreamStopped
 from battles.models import Battle, Response, Slot
 from battles.streams import response_relay
 
 logger = logging.getLogger(__name__)
-
-UNEXPECTED_FAILURE = "The answer could not be generated because of an unexpected error."
 
 
 def conversation_for(battle_id, slot: str, index: int, prompt: str) -> list[dict[str, str]]:
@@ -43,60 +36,77 @@ def conversation_for(battle_id, slot: str, index: int, prompt: str) -> list[dict
     return messages
 
 
-def response_generate(*, response_id: str, generation: int) -> None:
-    """Generate one answer; a stale, finished or already running job does nothing."""
-    row = one_or_none(Response.objects.filter(pk=response_id).values(
-        "generation", "status", "slot", "turn__index", "turn__prompt", "turn__battle_id",
+@dataclass
+class Job:
+    relay: StreamRelay
+    endpoint: ModelEndpoint
+    messages: list[dict[str, str]]
+    restart: bool
+
+
+def response_load(response_id) -> Job:
+    row = Response.objects.values(
+        "generation", "slot", "turn__index", "turn__prompt", "turn__battle_id",
         "turn__battle__model_a_id", "turn__battle__model_b_id",
-        "turn__battle__model_a_position"))
-    if row is None or row["generation"] != generation or row["status"] in FINISHED:
-        logger.info("response %s: nothing to do (generation %s)", response_id, generation)
-        return
+        "turn__battle__model_a_position").get(pk=response_id)
     slot = row["slot"]
     battle = Battle(id=row["turn__battle_id"],
                     model_a_position=row["turn__battle__model_a_position"])
     endpoint = model_endpoint_by_slug(row["turn__battle__model_a_id"] if slot == Slot.A
                                       else row["turn__battle__model_b_id"])
-    messages = conversation_for(battle.id, slot, row["turn__index"], row["turn__prompt"])
     # A first job for a fresh answer has nothing on any page to wipe; a retried or restarted
     # one may, so it tells the page to start the text over.
-    fresh = generation == 0
-    if not step_claim(Response, response_id, generation):
-        return
-    response = Response(id=response_id, slot=slot)
-    relay = response_relay(battle, response)
-    release_database()
-    with step_lease(Response, response.pk, generation):
-        completion, error = aio.run(_stream(relay, endpoint, messages, restart=not fresh))
-    if relay.stopped:  # the person stopped it: the stop saved what was written
-        logger.info("%s stopped by the person", relay.stream_id)
-        return
-    # Save first, then announce: whoever hears "done" finds the answer in the database.
-    if completion is not None:
-        if step_save(Response, response.pk, generation, status=StepStatus.DONE,
-                     text=completion.text, error="", ttft_ms=completion.ttft_ms,
-                     cut_at_limit=completion.cut_at_limit,
-                     **response.usage_fields(completion),
-                     **response.style_fields(completion.text)):
-            aio.run(relay.finish("done"))
-    elif step_save(Response, response.pk, generation, status=StepStatus.FAILED,
-                   error=error[:300]):
-        aio.run(relay.finish("failed", error=error))
+    return Job(relay=response_relay(battle, Response(id=response_id, slot=slot)),
+               endpoint=endpoint,
+               messages=conversation_for(battle.id, slot, row["turn__index"],
+                                         row["turn__prompt"]),
+               restart=row["generation"] > 0)
 
 
-async def _stream(relay, endpoint, messages, *, restart: bool):
+def response_work(job: Job) -> StepResult | None:
+    """Stream the answer through the relay; None if the person stopped it (the stop saved
+    what was written)."""
+    completion, error = None, ""
     try:
-        if restart:
-            await relay.restart()
-        completion = await stream_chat(
-            endpoint, messages, on_delta=relay.delta, on_restart=relay.restart
-        )
-        return completion, None
+        completion = aio.run(_stream(job))
     except StreamStopped:
-        return None, None
+        pass
     except LLMError as exc:
-        logger.error("%s failed: %s", relay.stream_id, exc.user_message)
-        return None, exc.user_message
-    except Exception:
-        logger.exception("%s failed unexpectedly", relay.stream_id)
-        return None, UNEXPECTED_FAILURE
+        logger.error("%s failed: %s", job.relay.stream_id, exc.user_message)
+        error = exc.user_message
+    if job.relay.stopped:
+        logger.info("%s stopped by the person", job.relay.stream_id)
+        return None
+    if completion is None:
+        return StepResult(error=error)
+    return StepResult(fields={
+        "text": completion.text, "ttft_ms": completion.ttft_ms,
+        "cut_at_limit": completion.cut_at_limit, **Response().usage_fields(completion),
+        **Response.style_fields(completion.text)})
+
+
+async def _stream(job: Job):
+    if job.restart:
+        await job.relay.restart()
+    return await stream_chat(job.endpoint, job.messages, on_delta=job.relay.delta,
+                             on_restart=job.relay.restart)
+
+
+def response_advance(response: Response) -> None:
+    """An answer has no next step: its page and a waiting API call hear it ended, once the
+    save is committed (whoever hears "done" finds the answer in the database)."""
+    battle = Battle.objects.only("id", "model_a_position").get(turns__responses=response)
+    relay = response_relay(battle, response)
+    if response.status == StepStatus.DONE:
+        transaction.on_commit(lambda: aio.run(relay.finish("done")))
+    else:
+        transaction.on_commit(lambda: aio.run(relay.finish("failed", error=response.error)))
+
+
+RESPONSE = StepWork(Response, load=response_load, work=response_work,
+                    advance=response_advance)
+
+
+def response_generate(*, response_id: str, generation: int) -> None:
+    """Generate one answer; a stale, finished or already running job does nothing."""
+    step_run(RESPONSE, response_id, generation)

@@ -8,12 +8,10 @@ from arena.errors import RuleError
 from arena.steps import StepStatus
 from panels import services
 from panels.models import (
-    ClarificationRound,
     PanelAnswer,
     PanelJudgement,
     PanelOutcome,
     PanelStatus,
-    RoundPhase,
 )
 from panels.selectors import panel_get, panel_payload, panel_view
 from panels.tests.panel_support import (
@@ -198,64 +196,6 @@ def test_self_votes_are_shown_and_can_be_excluded(celery_worker, fake_openai, fa
     without = panel.verdict["standings_without_self_votes"]
     assert [(s["model"], s["average_rank"], s["judges"]) for s in without] == [
         ("gamma-1b", 1.0, 2), ("beta-3b", 1.5, 2), ("alpha-7b", 2.0, 2)]
-
-
-class TestClarification:
-    def test_a_clear_question_goes_straight_to_the_models(self, panel_models):
-        panel = run(clarify=True)
-        assert panel.status == PanelStatus.DONE
-        (round_,) = panel.rounds.all()
-        assert round_.is_clear and round_.reply == "CLEAR" and panel.question == QUESTION
-
-    def test_rounds_end_after_five_and_the_last_refinement_is_asked(self, panel_models):
-        script, _ = panel_models
-        script.clarify_replies = [f"Which unit do you mean ({i})?" for i in range(1, 7)]
-        script.refined = [f"What is 2+2 in unit {i}?" for i in range(1, 7)]
-        panel = services.panel_create(question=QUESTION, clarify=True, session_key="me")
-        for index in range(1, 6):
-            wait_for(lambda i=index: ClarificationRound.objects.filter(
-                panel=panel, index=i, phase=RoundPhase.ASKING).exists())
-            services.panel_clarification_answer(panel=panel, answer=f"unit {index}",
-                                                session_key="me")
-        panel = wait_finished(panel.id)
-        rounds = list(panel.rounds.all())
-        assert [r.index for r in rounds] == [1, 2, 3, 4, 5]
-        assert [r.person_answer for r in rounds] == [f"unit {i}" for i in range(1, 6)]
-        assert rounds[1].question == "What is 2+2 in unit 1?"
-        assert panel.question == "What is 2+2 in unit 5?" and panel.original_question == QUESTION
-        assert panel.status == PanelStatus.DONE and len(script.clarify_replies) == 1
-
-    def test_the_asker_can_skip_and_nobody_else_can_answer(self, panel_models):
-        script, _ = panel_models
-        script.clarify_replies = ["Do you mean in base ten?"]
-        panel = services.panel_create(question=QUESTION, clarify=True, session_key="me")
-        wait_for(lambda: ClarificationRound.objects.filter(panel=panel,
-                                                           phase=RoundPhase.ASKING).exists())
-        with pytest.raises(RuleError, match=services.NOT_THE_ASKER):
-            services.panel_clarification_answer(panel=panel, answer="yes", session_key="other")
-        with pytest.raises(RuleError, match=services.CLARIFICATION_ANSWER_EMPTY):
-            services.panel_clarification_answer(panel=panel, answer=" ", session_key="me")
-        services.panel_clarification_skip(panel=panel, session_key="me")
-        panel = wait_finished(panel.id)
-        assert panel.status == PanelStatus.DONE and panel.question == QUESTION
-        assert panel.rounds.get().skipped
-        with pytest.raises(RuleError, match=services.NOT_WAITING_FOR_ANSWERS):
-            services.panel_clarification_skip(panel=panel, session_key="me")
-
-    def test_an_unavailable_question_model_is_a_clear_error(self, panel_models, settings):
-        settings.ARENA_PANEL_QUESTION_MODEL = "no-such-model"
-        with pytest.raises(RuleError, match="not in the model registry"):
-            services.panel_create(question=QUESTION, clarify=True)
-
-
-def test_auto_question_is_written_then_asked(panel_models):
-    script, _ = panel_models
-    panel = services.panel_create(auto=True)
-    assert panel.status == PanelStatus.GENERATING and panel.question == ""
-    panel = wait_finished(panel.id)
-    assert panel.status == PanelStatus.DONE
-    assert panel.question == script.generated and panel.question_source == "generated"
-    assert panel.question_model_id == "alpha-7b"
 
 
 def test_answers_are_asked_concurrently(panel_models, fake_openai, fake_anthropic):
