@@ -14,7 +14,7 @@ def evaluation_step(stage_id: str, generation: int) -> None:
 
 
 @shared_task(ignore_result=True)
-def conversations_cut_off() -> int:
-    from agents.services import conversations_cut_off_close
+def conversation_stalled_sweep() -> int:
+    from agents.services import conversation_stalled_sweep
 
-    return conversations_cut_off_close()
+    return conversation_stalled_sweep()
