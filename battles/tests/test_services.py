@@ -1,27 +1,23 @@
 import random
-from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from arena.contests import voting
 from arena.contests.leaks import leaked_identity
 from arena.errors import RuleError
-from arena.steps import StepStatus, step_requeue_stale
+from arena.steps import StepStatus
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from arena.testing.waiting import wait_for
 from battles import services
 from battles.models import (
     MAX_MESSAGES,
     Position,
-    Response,
     Slot,
     Vote,
     Winner,
 )
 from battles.selection import select_models_for_battle
-from battles.steps import response_generate
 from battles.tests.conftest import neutral_reply
 from battles.tests.factories import (
     AIModelFactory,
@@ -284,32 +280,6 @@ class TestGenerationWithWorker:
         kept_again = turn.responses.exclude(slot=slot_of_beta).get()
         assert failed.status == StepStatus.DONE and failed.generation == 1
         assert kept_again.text == kept.text and kept_again.generation == 0
-
-
-class TestWorkerDeath:
-    def test_an_answer_whose_worker_died_is_regenerated(self, celery_worker, two_models):
-        battle, turn = services.battle_create(session_key=OWNER, prompt="Still there?")
-        wait_until_finished(battle)
-        # As if the worker had died mid-answer: the row is running and its lease ran out.
-        stuck = turn.responses.get(slot=Slot.A)
-        Response.objects.filter(pk=stuck.pk).update(
-            status=StepStatus.RUNNING, text="half an ans",
-            lease_expires_at=timezone.now() - timedelta(seconds=1),
-        )
-        assert step_requeue_stale() == 1
-        wait_until_finished(battle)
-        stuck.refresh_from_db()
-        assert stuck.status == StepStatus.DONE
-        assert stuck.generation == 1 and "Still there?" in stuck.text
-
-    def test_a_late_job_of_an_old_generation_cannot_overwrite(self, db):
-        battle = answered_battle()
-        response = battle.turns.get().responses.get(slot=Slot.A)
-        response.generation = 2
-        response.save()
-        response_generate(response_id=str(response.id), generation=1)
-        response.refresh_from_db()
-        assert response.text == "answer a1"
 
 
 @pytest.mark.django_db

@@ -311,13 +311,6 @@ class TestConfiguration:
         assert view.viewer_vote is None and view.revealed
 
 
-@pytest.mark.django_db
-def test_debate_step_rows_are_platform_steps():
-    from arena.steps import step_models
-
-    assert DebateStep in step_models()
-
-
 def test_a_debate_fact_checked_through_tavily(debate_setup, settings, monkeypatch):
     from arena.testing.fake_tavily import FakeTavilyServer
 
@@ -338,3 +331,22 @@ def test_a_debate_fact_checked_through_tavily(debate_setup, settings, monkeypatc
     assert next(c for c in checks if c.verdict == "verified").evidence[0]["url"] == \
         "https://unfccc.int/paris"
     assert len(tavily.requests) == 2
+
+
+@pytest.mark.django_db
+def test_a_paused_debates_step_waits_unclaimed_and_runs_once_resumed(step_sends):
+    """The check before the claim: a step sent while its debate is paused is not started."""
+    from debates.steps import debate_step_run
+    from debates.tests.debate_support import debate_row
+
+    debate = debate_row(rounds=2, session_key="owner")
+    step = DebateStep.objects.create(debate=debate, kind=StepKind.MODERATOR, round=2)
+    services.debate_pause(debate_id=debate.pk, session_key="owner")
+    debate_step_run(step_id=str(step.pk), generation=0)
+    step.refresh_from_db()
+    assert step.status == StepStatus.PENDING and step.lease_expires_at is None
+    services.debate_resume(debate_id=debate.pk, session_key="owner")
+    debate_step_run(step_id=str(step.pk), generation=0)
+    step.refresh_from_db()
+    assert step.status == StepStatus.DONE and step.note.startswith("Round 2 of 2.")
+    assert debate.steps.filter(kind=StepKind.TURN, round=2, position="pro").exists()
