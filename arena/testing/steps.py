@@ -38,12 +38,13 @@ class StepSends:
         """The arguments of every send of ``task`` (its name's last part)."""
         return [args for name, args in self.calls if name.rsplit(".", 1)[-1] == task]
 
-    def run_sent(self, *, limit: int = 500) -> int:
+    def run_sent(self, *, until: Callable[[], object] | None = None, limit: int = 500) -> int:
         """Run every job sent since the last run, in order, and the jobs those send, until
-        none is left; how many ran. Run them where their sends are committed (a transactional
-        test, or inside ``django_capture_on_commit_callbacks(execute=True)``)."""
+        none is left (or ``until()`` is true after one); how many ran. Run them where their
+        sends are committed (a transactional test, or inside
+        ``django_capture_on_commit_callbacks(execute=True)``)."""
         ran = 0
-        while self._next < len(self.calls):
+        while self._next < len(self.calls) and not (ran and until is not None and until()):
             name, args = self.calls[self._next]
             self._next += 1
             step_function(name)(*args)

@@ -8,7 +8,6 @@ from arena.contests.leaks import leaked_identity
 from arena.errors import RuleError
 from arena.steps import StepStatus
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
-from arena.testing.waiting import wait_for
 from battles import services
 from battles.models import (
     MAX_MESSAGES,
@@ -28,17 +27,6 @@ from battles.tests.factories import (
 )
 
 OWNER = "session-of-owner"
-
-
-def wait_until_finished(battle, timeout: float = 30.0) -> None:
-    """Wait for the worker to finish every answer (a wait, not a timing assertion)."""
-
-    def finished() -> bool:
-        statuses = [r.status for t in battle.turns.all() for r in t.responses.all()]
-        return bool(statuses) and all(s in (StepStatus.DONE, StepStatus.FAILED)
-                                      for s in statuses)
-
-    wait_for(finished, timeout, what="every answer to be finished")
 
 
 @pytest.mark.django_db
@@ -224,14 +212,17 @@ class TestSelection:
         assert picks.count(newcomer.slug) > picks.count(veteran.slug)
 
 
-class TestGenerationWithWorker:
+@pytest.mark.django_db(transaction=True)
+class TestGeneration:
+    """The answers' steps run here as plain functions, in the order they were sent."""
+
     def test_both_sides_answer_and_each_model_sees_only_its_own_history(
-        self, celery_worker, two_models, fake_openai
+        self, step_sends, two_models, fake_openai
     ):
         battle, _ = services.battle_create(session_key=OWNER, prompt="First question?")
-        wait_until_finished(battle)
+        step_sends.run_sent()
         services.battle_follow_up(battle=battle, prompt="Second question?")
-        wait_until_finished(battle)
+        step_sends.run_sent()
 
         turns = list(battle.turns.prefetch_related("responses"))
         assert all(r.status == StepStatus.DONE for t in turns for r in t.responses.all())
@@ -251,7 +242,7 @@ class TestGenerationWithWorker:
         assert response.latency_ms is not None and response.output_tokens > 0
 
     def test_a_failed_side_shows_why_and_retry_regenerates_only_that_side(
-        self, celery_worker, two_models, fast_llm_retries
+        self, step_sends, two_models, fast_llm_retries
     ):
         alpha, beta = two_models
         # Beta gets its own provider, which answers every chat with a 500.
@@ -261,7 +252,7 @@ class TestGenerationWithWorker:
             beta.base_url = broken.base_url
             beta.save()
             battle, _ = services.battle_create(session_key=OWNER, prompt="Hello?")
-            wait_until_finished(battle)
+            step_sends.run_sent()
             slot_of_beta = Slot.A if battle.model_a_id == beta.slug else Slot.B
             turn = battle.turns.get()
             failed = turn.responses.get(slot=slot_of_beta)
@@ -273,7 +264,7 @@ class TestGenerationWithWorker:
 
             broken.default = Behaviour.ok()
             services.response_retry(battle=battle, position=battle.position_of(slot_of_beta))
-            wait_until_finished(battle)
+            step_sends.run_sent()
         finally:
             broken.stop()
         failed.refresh_from_db()
