@@ -71,8 +71,7 @@ class StageFailed(Exception):
 @dataclass
 class StageJob:
     stage: EvaluationStage
-    measure: Callable[[AgentConversation], tuple[dict, dict]]
-    judge: ModelEndpoint | None = None  # the judge stage's model
+    measure: Callable[[AgentConversation], tuple[dict, dict]]  # -> (results, usage)
 
 
 def stage_load(stage_id) -> StageJob:

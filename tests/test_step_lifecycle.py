@@ -153,17 +153,22 @@ def test_a_step_that_waited_long_in_the_queue_is_sent_again_never_thrown_away(st
     assert step.calls == ["load", "work", "advance", "advance"]
 
 
-def test_an_unexpected_error_fails_the_step_with_the_one_message_and_the_contest_goes_on(
-        step, monkeypatch, caplog):
-    def broken(job):  # noqa: ANN001, ANN202
-        raise ZeroDivisionError("a bug")
+def _raises(job):  # noqa: ANN001, ANN202 - a bug in the work
+    raise ZeroDivisionError("a bug")
 
+
+def _cannot_write(job):  # noqa: ANN001, ANN202 - a bug in writing what the work produced
+    return StepResult(write=lambda: _raises(job))
+
+
+@pytest.mark.parametrize("broken", [_raises, _cannot_write], ids=["in the work", "writing"])
+def test_an_unexpected_error_fails_the_step_with_the_one_message_and_the_contest_goes_on(
+        step, broken, monkeypatch, caplog):
     monkeypatch.setattr(step.case.work, "work", broken)
     step.run(0)
     failed = step.fresh()
     assert (failed.status, failed.error) == (StepStatus.FAILED, UNEXPECTED_FAILURE)
     assert "ZeroDivisionError: a bug" in caplog.text  # the traceback is logged
-    assert "a bug" not in failed.error
     step.case.moved_on(failed)
 
 

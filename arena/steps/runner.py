@@ -22,10 +22,12 @@ and :func:`step_run` does the rest, in this order:
    produced (``result.write``), then ``advance(step)``, the mode's next-step rule, with the
    saved row.
 
-An exception the work did not expect fails the step with :data:`UNEXPECTED_FAILURE` (logged
-with its traceback) and the contest moves on as ``advance`` says for a failed step. A job
-redelivered after its step finished (its worker died after the commit) does no work: it only
-calls ``advance``, which is idempotent, so what follows the step exists.
+An exception the work did not expect (in ``load``, ``work``, or writing what it produced)
+fails the step with :data:`UNEXPECTED_FAILURE` (logged with its traceback) and the contest
+moves on as ``advance`` says for a failed step; only a lost database connection while saving
+is left to the sweep, which starts the step over once its lease runs out. A job redelivered
+after its step finished (its worker died after the commit) does no work: it only calls
+``advance``, which is idempotent, so what follows the step exists.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from arena.steps.base import FINISHED, Step, StepStatus
@@ -90,7 +92,9 @@ def step_run(work: StepWork, pk, generation: int) -> bool:
         step = model.objects.filter(pk=pk, generation=generation, status__in=FINISHED).first()
         if step is not None:  # redelivered after it finished: make sure what follows exists
             work.advance(step)
-    logger.info("%s %s: nothing to do for generation %s", model.__name__, pk, generation)
+    logger.info("%s %s: generation %s not claimed (%s)", model.__name__, pk, generation,
+                "finished: what follows is there" if step is not None
+                else "stale, taken or waiting to start")
     return False
 
 
@@ -110,6 +114,8 @@ def _work_and_save(work: StepWork, pk, generation: int) -> bool:
         return False
     try:
         return _save(work, pk, generation, result)
+    except (InterfaceError, OperationalError):
+        raise  # the database, not the step: the sweep starts it over when its lease runs out
     except Exception:
         if result.error == UNEXPECTED_FAILURE:
             raise
