@@ -66,18 +66,18 @@ def response_load(response_id) -> Job:
 def response_work(job: Job) -> StepResult | None:
     """Stream the answer through the relay; None if the person stopped it (the stop saved
     what was written)."""
-    completion, error = None, ""
+    completion, error, stopped = None, "", False
     try:
         completion = aio.run(_stream(job))
     except StreamStopped:
-        pass
+        stopped = True
     except LLMError as exc:
-        logger.error("%s failed: %s", job.relay.stream_id, exc.user_message)
         error = exc.user_message
-    if job.relay.stopped:
+    if stopped or job.relay.stopped:
         logger.info("%s stopped by the person", job.relay.stream_id)
         return None
     if completion is None:
+        logger.error("%s failed: %s", job.relay.stream_id, error)
         return StepResult(error=error)
     return StepResult(fields={
         "text": completion.text, "ttft_ms": completion.ttft_ms,
