@@ -2,7 +2,8 @@
 
 import pytest
 
-pytest_plugins = ["arena.testing.fixtures", "arena.testing.live", "arena.testing.browser"]
+pytest_plugins = ["arena.testing.fixtures", "arena.testing.live", "arena.testing.browser",
+                  "arena.testing.steps"]
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ class AgentsConfig(modes.ModeConfig):
         beat={
             # A call whose proxy process died stays "live": close it with the reason.
             # Evaluation stages whose worker died are the platform sweep's.
-            "agents-cut-off-calls": {"task": "agents.tasks.conversations_cut_off",
+            "agents-stalled-sweep": {"task": "agents.tasks.conversation_stalled_sweep",
                                      "schedule": 60.0},
         },
     )

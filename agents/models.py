@@ -11,7 +11,9 @@ then, after the vote, the LLM judge with the slot and containment checks.
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -167,6 +169,12 @@ class ConversationStatus(models.TextChoices):
     LIVE = "live", "Live"
     DONE = "done", "Finished"
     FAILED = "failed", "Failed"
+
+
+def recordings_dir() -> Path:
+    """The folder a conversation's recordings (``user_audio_path``, ``agent_audio_path``) are
+    saved under (``ARENA_VOICE_MEDIA_DIR``)."""
+    return Path(settings.ARENA_VOICE_MEDIA_DIR)
 
 
 class AgentConversation(models.Model):

@@ -29,7 +29,7 @@ from agents.adapters.base import (
     ToolCallEvent,
     TranscriptUpdate,
 )
-from agents.evaluation import recordings_dir
+from agents.models import recordings_dir
 from agents.speech.audio import MAX_CHUNK_BYTES, SAMPLE_BYTES, Track
 
 logger = logging.getLogger(__name__)

@@ -178,7 +178,7 @@ CUT_OFF = "The call was cut off: the server handling it stopped."
 CUT_OFF_GRACE_SECONDS = 60
 
 
-def conversations_cut_off_close() -> int:
+def conversation_stalled_sweep() -> int:
     """Close the calls whose proxy died with them (still live well past the scenario's time
     limit): each is failed with the reason, so its battle tells the person to start anew
     instead of waiting for a call that will never end. Returns how many were closed."""

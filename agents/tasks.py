@@ -8,13 +8,13 @@ from arena.steps import step_task
 
 @step_task
 def evaluation_step(stage_id: str, generation: int) -> None:
-    from agents.evaluation import stage_run
+    from agents.steps import stage_run
 
     stage_run(stage_id=stage_id, generation=generation)
 
 
 @shared_task(ignore_result=True)
-def conversations_cut_off() -> int:
-    from agents.services import conversations_cut_off_close
+def conversation_stalled_sweep() -> int:
+    from agents.services import conversation_stalled_sweep
 
-    return conversations_cut_off_close()
+    return conversation_stalled_sweep()

@@ -7,13 +7,13 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from agents.evaluation import recordings_dir
 from agents.models import (
     SUB_DIMENSIONS,
     AgentBattle,
     AgentConversation,
     AgentVote,
     ConversationStatus,
+    recordings_dir,
 )
 from arena.sessions import session_key_for
 

@@ -494,9 +494,6 @@ ARENA_PANELS_PER_MINUTE = env_int("ARENA_PANELS_PER_MINUTE", 6, minimum=0)
 # model judges, so each one's self-preference is in the data alike; with two models they
 # are the only pairs there are. Set to 0 to rate models by their peers' judgements only.
 ARENA_PANEL_BOARD_SELF_VOTES = env_bool("ARENA_PANEL_BOARD_SELF_VOTES", True)
-# A clarification call or question writing untouched this long is restarted (answers and
-# judgements are steps: their leases say when their worker died).
-ARENA_PANEL_STALE_SECONDS = env_int("ARENA_PANEL_STALE_SECONDS", 600, minimum=30)
 
 
 # --- Debates ------------------------------------------------------------------

@@ -6,7 +6,7 @@ from arena.steps import step_task
 
 @step_task
 def generate_response(response_id: str, generation: int) -> None:
-    from battles.generation import response_generate
+    from battles.steps import response_generate
 
     response_generate(response_id=response_id, generation=generation)
 

@@ -184,9 +184,9 @@ async def agent_call(port: int, battle_id: str, key: str, line: bytes) -> None:
 
 
 def agent_turns(port: int, count: int) -> None:
-    from agents.evaluation import _measure_latency
     from agents.models import AgentConversation
     from agents.speech.tts import synthesize
+    from agents.steps import _measure_latency
     from agents.tests.voice_support import CALLER_LINE
     from arena.selectors import model_with_availability
 

@@ -13,9 +13,9 @@ class DebatesConfig(modes.ModeConfig):
         counted_votes="debates.integrity.COUNTED_VOTES",
         websocket_routes="debates.routing.websocket_urlpatterns",
         beat={
-            # Debates whose last step finished without sending the next (the worker died
-            # in between) move on; steps whose worker died are the platform sweep's.
-            "debates-resume-stale": {"task": "debates.tasks.debate_resume_stale",
-                                     "schedule": 120.0},
+            # Debates whose last step is done with no next one (a resume's process died
+            # before moving on) move on; steps whose worker died are the platform sweep's.
+            "debates-stalled-sweep": {"task": "debates.tasks.debate_stalled_sweep",
+                                      "schedule": 120.0},
         },
     )

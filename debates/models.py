@@ -1,7 +1,7 @@
 """Debate mode (seed 004): two models argue a motion in persona, a fact-checker checks their
 claims, a judge scores the debate twice with the order swapped, the crowd votes and wagers.
 
-A debate is a persisted state machine on the platform's steps (:mod:`debates.engine`)::
+A debate is a persisted state machine on the platform's steps (:mod:`debates.steps`)::
 
     moderator(1) → turn(1, pro) → fact_check(1, pro) → turn(1, con) → fact_check(1, con)
       → moderator(2) → … → judge → completed

@@ -246,9 +246,11 @@ def debate_cancel(*, debate_id, session_key: str) -> Debate:
     return debate
 
 
-def debate_stale_resume(*, older_than_seconds: int | None = None) -> int:
-    """Move on debates whose last step finished without a next one (its job died between
-    saving and sending); steps themselves are started over by the platform's sweep."""
+def debate_stalled_sweep(*, older_than_seconds: int | None = None) -> int:
+    """Move on running debates whose last step is done with no next one: a resume whose
+    process died between its commit and moving on (a step saves itself and the next step in
+    one transaction; steps whose worker died are started over by the platform's sweep).
+    Returns how many debates moved on."""
     seconds = older_than_seconds or settings.ARENA_DEBATE_STALE_SECONDS
     cutoff = timezone.now() - timedelta(seconds=seconds)
     moved = 0

@@ -1,4 +1,5 @@
-"""Celery tasks of debate mode: thin; each runs one step of a debate's state machine."""
+"""Celery tasks of debate mode: thin; each runs one step of a debate's state machine, and
+the sweep of debates left without a next step."""
 
 from celery import shared_task
 
@@ -7,13 +8,13 @@ from arena.steps import step_task
 
 @step_task
 def debate_step(step_id: str, generation: int) -> None:
-    from debates.engine import debate_step_run
+    from debates.steps import debate_step_run
 
     debate_step_run(step_id=step_id, generation=generation)
 
 
 @shared_task(ignore_result=True)
-def debate_resume_stale() -> int:
-    from debates.services import debate_stale_resume
+def debate_stalled_sweep() -> int:
+    from debates.services import debate_stalled_sweep
 
-    return debate_stale_resume()
+    return debate_stalled_sweep()

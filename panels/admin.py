@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from panels.models import Panel, PanelAnswer, PanelJudgement
+from panels.models import Panel, PanelAnswer, PanelJudgement, QuestionStep
 
 
 class PanelAnswerInline(admin.TabularInline):
@@ -19,12 +19,20 @@ class PanelJudgementInline(admin.TabularInline):
     show_change_link = True
 
 
+class QuestionStepInline(admin.TabularInline):
+    model = QuestionStep
+    extra = 0
+    can_delete = False
+    fields = ("kind", "round", "status", "error", "reply", "restarts", "updated_at")
+    readonly_fields = fields
+
+
 @admin.register(Panel)
 class PanelAdmin(admin.ModelAdmin):
     list_display = ("id", "question", "status", "created_at")
     list_filter = ("status",)
     search_fields = ("id", "question")
-    inlines = [PanelAnswerInline, PanelJudgementInline]
+    inlines = [QuestionStepInline, PanelAnswerInline, PanelJudgementInline]
 
 
 @admin.register(PanelAnswer)

@@ -10,10 +10,6 @@ class PanelsConfig(modes.ModeConfig):
         urls="panels.urls", api_router="panels.api.router",
         figures="panels.selectors.home_figures",
         websocket_routes="panels.routing.websocket_urlpatterns",
-        beat={
-            # Clarification calls and question writing whose worker died start again, and
-            # panels whose last step finished without advancing move on.
-            "panels-resume-stale": {"task": "panels.tasks.panel_resume_stale",
-                                    "schedule": 120.0},
-        },
+        # Nothing of its own to sweep: every model call is a platform step, saved together
+        # with the panel's next stage (the platform's sweep restarts one whose worker died).
     )

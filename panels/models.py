@@ -7,9 +7,12 @@ A panel is a persisted state machine::
     clarifying ─┼─> answering ─> judging ─> done
                 └──────────────┴──────────┴─> failed
 
-Each step (an answer, a judgement, a clarification call) is one Celery task that saves its
-own row; the step that finishes the last row of a stage moves the panel on, under a row lock,
-so a worker dying mid-way loses nothing that was saved and a redelivered task only advances.
+Every call of a model is a platform step (:mod:`arena.steps`): an answer, a judgement, and
+the question model's writing, checking or refining of the question (:class:`QuestionStep`).
+Each is one Celery task that saves its row and, in the same transaction, moves the panel on
+(:mod:`panels.steps`): the step that finishes the last row of a stage starts the next one,
+under a row lock, so a worker dying mid-way loses nothing that was saved and a redelivered
+task only advances.
 """
 
 from __future__ import annotations
@@ -131,6 +134,50 @@ class ClarificationRound(models.Model):
 
     def __str__(self) -> str:
         return f"Round {self.index} of {self.panel_id}"
+
+
+class QuestionStepKind(models.TextChoices):
+    WRITE = "write", "Write the question"
+    CHECK = "check", "Check the question"
+    REFINE = "refine", "Refine the question"
+
+
+class QuestionStep(Step):
+    """One call of the question model: writing the panel's question, or checking or refining
+    it in a clarification round. Its reply is kept; the next-step rule reads it from here."""
+
+    task_name = "panels.tasks.panel_question_step"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="question_steps")
+    round = models.ForeignKey(ClarificationRound, on_delete=models.CASCADE, null=True,
+                              blank=True, related_name="steps")
+    kind = models.CharField(max_length=10, choices=QuestionStepKind.choices)
+    reply = models.TextField(blank=True, help_text="The question model's reply.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["panel"], condition=Q(kind="write"),
+                                    name="panel_question_written_once"),
+            models.UniqueConstraint(fields=["round", "kind"], condition=Q(round__isnull=False),
+                                    name="panel_round_step_once"),
+            models.CheckConstraint(
+                condition=Q(kind="write", round__isnull=True)
+                | Q(kind__in=["check", "refine"], round__isnull=False),
+                name="panel_question_step_kind_valid"),
+            models.CheckConstraint(condition=Q(status__in=StepStatus.values),
+                                   name="panel_question_step_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of {self.panel_id}"
+
+    def on_requeued(self) -> None:
+        from panels.streams import announce_panel
+
+        announce_panel(self.panel_id)
 
 
 class PanelAnswer(Step):

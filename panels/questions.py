@@ -2,17 +2,13 @@
 (``ARENA_PANEL_QUESTION_MODEL``): an auto-generated challenging question, and clarification
 of a person's question for up to ``ARENA_PANEL_MAX_CLARIFICATION_ROUNDS`` rounds (5).
 
-Prompt building and reply parsing are pure; the two step functions call the model and hand
-the result to :mod:`panels.services`, which moves the panel on.
+Prompt building and reply parsing, all pure; the calls are question steps
+(:class:`panels.models.QuestionStep`, run in :mod:`panels.steps`).
 """
 
 from __future__ import annotations
 
 import re
-
-from panels import services
-from panels.models import ClarificationRound, Panel, PanelStatus, RoundPhase
-from panels.steps import call_model
 
 MAX_QUESTION_CHARS = 2000
 
@@ -73,34 +69,3 @@ def build_clarify_prompt(question: str) -> str:
 def build_refine_prompt(question: str, asked: str, answers: str) -> str:
     return REFINE_PROMPT.format(question=question.strip(), asked=asked.strip(),
                                 answers=answers.strip())
-
-
-def panel_question_generate(*, panel_id: str) -> None:
-    """The question model writes the panel's question; then the models are asked."""
-    panel = Panel.objects.select_related("question_model").get(pk=panel_id)
-    if panel.status != PanelStatus.GENERATING or panel.question_model is None:
-        return
-    completion, error = call_model(panel.question_model,
-                                   [{"role": "user", "content": GENERATE_PROMPT}])
-    question = clean_question(completion.text) if completion else ""
-    services.panel_question_generated(panel_id=panel.pk, question=question, error=error)
-
-
-def clarification_step(*, round_id: str) -> None:
-    """Whatever the round needs from the question model now: a check, or a refinement."""
-    round_ = ClarificationRound.objects.select_related("panel__question_model").get(pk=round_id)
-    model = round_.panel.question_model
-    if round_.panel.status != PanelStatus.CLARIFYING or model is None:
-        return
-    if round_.phase == RoundPhase.CHECKING:
-        prompt = build_clarify_prompt(round_.question)
-        completion, error = call_model(model, [{"role": "user", "content": prompt}])
-        reply = completion.text.strip() if completion else ""
-        services.clarification_checked(round_id=round_.pk, reply=reply,
-                                       is_clear=bool(completion) and reply_is_clear(reply),
-                                       error=error)
-    elif round_.phase == RoundPhase.REFINING:
-        prompt = build_refine_prompt(round_.question, round_.reply, round_.person_answer)
-        completion, error = call_model(model, [{"role": "user", "content": prompt}])
-        question = clean_question(completion.text) if completion else ""
-        services.clarification_refined(round_id=round_.pk, question=question, error=error)

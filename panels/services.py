@@ -1,8 +1,9 @@
-"""Writes of panel mode and its state machine (recovery of dead steps: :mod:`.recovery`).
+"""Writes of panel mode and its state machine.
 
 ``panel_create`` starts a panel (generating, clarifying or answering); the LLM steps in
-:mod:`panels.steps` and :mod:`panels.questions` save their own rows and call
-:func:`panel_advance`, which moves the panel on under a row lock once a stage is complete:
+:mod:`panels.steps` save their own rows and, in the same transaction, hand their result to
+these services: :func:`panel_advance` moves the panel on under a row lock once a stage is
+complete:
 all answers in -> one judgement per answering model, each in its own shuffled order; all
 judgements in -> the verdict and the board's pairwise outcomes. Every transition checks the
 status it starts from, so a redelivered task (a worker died) only advances what is left.
@@ -20,7 +21,7 @@ from django.utils import timezone
 from arena.errors import RuleError
 from arena.inputs import clean_text
 from arena.ratelimit import provider_budget
-from arena.steps import FINISHED, StepStatus, enqueue_task, step_enqueue
+from arena.steps import FINISHED, StepStatus, step_enqueue
 from panels import verdict as verdict_math
 from panels.judging import shuffled_order
 from panels.models import (
@@ -32,6 +33,8 @@ from panels.models import (
     PanelOutcome,
     PanelStatus,
     QuestionSource,
+    QuestionStep,
+    QuestionStepKind,
     RoundPhase,
 )
 from panels.signals import panel_outcome_recorded
@@ -157,7 +160,7 @@ def panel_create(
                     else PanelStatus.CLARIFYING if clarify else PanelStatus.ANSWERING),
         )
         if auto:
-            enqueue_task("panels.tasks.panel_generate_question", str(panel.id))
+            step_enqueue(QuestionStep.objects.create(panel=panel, kind=QuestionStepKind.WRITE))
         elif clarify:
             _open_round(panel, 1)
         else:
@@ -177,7 +180,8 @@ def _spend_budget(participants: list[str], question_model) -> None:
 
 def _open_round(panel: Panel, index: int) -> ClarificationRound:
     round_ = ClarificationRound.objects.create(panel=panel, index=index, question=panel.question)
-    enqueue_task("panels.tasks.panel_clarification_step", str(round_.id))
+    step_enqueue(QuestionStep.objects.create(panel=panel, round=round_,
+                                             kind=QuestionStepKind.CHECK))
     return round_
 
 
@@ -255,7 +259,8 @@ def panel_clarification_answer(*, panel: Panel, answer: str, session_key: str = 
         round_.person_answer = text
         round_.phase = RoundPhase.REFINING
         round_.save(update_fields=["person_answer", "phase", "updated_at"])
-        enqueue_task("panels.tasks.panel_clarification_step", str(round_.id))
+        step_enqueue(QuestionStep.objects.create(panel=panel, round=round_,
+                                                 kind=QuestionStepKind.REFINE))
 
 
 def panel_clarification_skip(*, panel: Panel, session_key: str = "") -> None:

@@ -1,15 +1,16 @@
-"""The LLM steps of a panel's answering and judging stages, run by Celery tasks.
+"""The steps of panel mode: every model's answer and judgement, and the question model's
+writing, checking and refining of the question, each run by :func:`arena.steps.step_run`.
 
-Each step loads its row, does nothing if it is stale (an older generation) or finished,
-calls the model, saves its own row, then asks :func:`services.panel_advance` to move the
-panel on. A step whose row is already finished still advances: that is how a task
-redelivered after its worker died after saving, but before advancing, completes the job.
+Each step's next-step rule reads its saved row and moves the panel on
+(:mod:`panels.services`, in the save's transaction); every one is idempotent, so a task
+redelivered after its step finished (its worker died after saving) only advances.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 from arena import aio
 from arena.contests.leaks import leaked_identity
@@ -18,11 +19,13 @@ from arena.llm import (
     Completion,
     LLMError,
     LLMSchemaViolation,
+    ModelEndpoint,
     complete_chat,
     complete_json,
 )
+from arena.models import AIModel
 from arena.selectors import model_endpoint
-from arena.steps import FINISHED, StepStatus, release_database, step_claim, step_lease, step_save
+from arena.steps import StepResult, StepStatus, StepWork, step_run
 from panels import services
 from panels.judging import (
     RankingError,
@@ -32,85 +35,114 @@ from panels.judging import (
     ranking_from,
     ranking_schema,
 )
-from panels.models import MAX_JUDGE_ATTEMPTS, PanelAnswer, PanelJudgement
+from panels.models import (
+    MAX_JUDGE_ATTEMPTS,
+    PanelAnswer,
+    PanelJudgement,
+    QuestionStep,
+    QuestionStepKind,
+)
+from panels.questions import (
+    GENERATE_PROMPT,
+    build_clarify_prompt,
+    build_refine_prompt,
+    clean_question,
+    reply_is_clear,
+)
 from panels.streams import announce_step
 
 logger = logging.getLogger(__name__)
 
-UNEXPECTED_FAILURE = "The model could not be asked because of an unexpected error."
+EMPTY_ANSWER = "The model sent an empty answer."
 EMPTY_REPLY = "(an empty reply)"
 
 
-def call_model(model, messages: list[ChatMessage]) -> tuple[Completion | None, str]:
+def ask(endpoint: ModelEndpoint, prompt: str) -> tuple[Completion | None, str]:
     """One non-streaming call; ``(completion, "")`` or ``(None, message safe to show)``."""
-    endpoint = model_endpoint(model)
-    release_database()
     try:
-        return aio.run(complete_chat(endpoint, messages)), ""
+        return aio.run(complete_chat(endpoint, [{"role": "user", "content": prompt}])), ""
     except LLMError as exc:
         return None, exc.user_message
-    except Exception:
-        logger.exception("call to %s failed unexpectedly", model.slug)
-        return None, UNEXPECTED_FAILURE
+
+
+# --- answers ---------------------------------------------------------------------------
+
+
+@dataclass
+class AnswerJob:
+    endpoint: ModelEndpoint
+    question: str
+    participants: list[AIModel]
+
+
+def answer_load(answer_id) -> AnswerJob:
+    answer = PanelAnswer.objects.select_related("model", "panel").get(pk=answer_id)
+    return AnswerJob(endpoint=model_endpoint(answer.model), question=answer.panel.question,
+                     participants=list(AIModel.objects.filter(pk__in=answer.panel.participants)))
+
+
+def answer_work(job: AnswerJob) -> StepResult:
+    completion, error = ask(job.endpoint, job.question)
+    if completion is None:
+        return StepResult(error=error)
+    if not completion.text.strip():
+        return StepResult(error=EMPTY_ANSWER)
+    return StepResult(fields={
+        "text": completion.text,
+        "names_model": (leaked_identity([completion.text], job.participants) or "")[:100],
+        **PanelAnswer().usage_fields(completion),
+    })
+
+
+def answer_advance(answer: PanelAnswer) -> None:
+    announce_step(answer.panel_id, "answer")
+    services.panel_advance(panel_id=answer.panel_id)
+
+
+ANSWER = StepWork(PanelAnswer, load=answer_load, work=answer_work, advance=answer_advance)
 
 
 def panel_answer_generate(*, answer_id: str, generation: int) -> None:
     """One model answers the panel's question."""
-    answer = PanelAnswer.objects.select_related("model", "panel").get(pk=answer_id)
-    fresh = answer.generation == generation and answer.status not in FINISHED
-    if fresh and step_claim(PanelAnswer, answer.pk, generation):
-        panel = answer.panel
-        with step_lease(PanelAnswer, answer.pk, generation):
-            completion, error = call_model(answer.model,
-                                           [{"role": "user", "content": panel.question}])
-        if completion is not None and not completion.text.strip():
-            completion, error = None, "The model sent an empty answer."
-        fields: dict = {"status": StepStatus.FAILED, "error": error[:300]}
-        if completion is not None:
-            from arena.models import AIModel
-
-            others = AIModel.objects.filter(pk__in=panel.participants)
-            fields = {
-                "status": StepStatus.DONE,
-                "error": "",
-                "text": completion.text,
-                "names_model": (leaked_identity([completion.text], list(others)) or "")[:100],
-                **answer.usage_fields(completion),
-            }
-        if step_save(PanelAnswer, answer.pk, generation, **fields):
-            announce_step(answer.panel_id, "answer")
-        logger.info("panel %s: %s answered (%s)", panel.id, answer.model_id, fields["status"])
-    services.panel_advance(panel_id=answer.panel_id)
+    step_run(ANSWER, answer_id, generation)
 
 
-def panel_judgement_run(*, judgement_id: str, generation: int) -> None:
-    """One judge ranks every answer, shown in its own order under neutral labels.
+# --- judgements ------------------------------------------------------------------------
 
-    A reply that is not a valid ranking is answered once with the error stated; if the
-    second reply is not valid either, the judgement is discarded with the reason kept.
-    """
+
+@dataclass
+class JudgementJob:
+    endpoint: ModelEndpoint
+    question: str
+    shown: Shown
+    answers: dict[str, str]  # model slug -> its answer
+
+
+def judgement_load(judgement_id) -> JudgementJob:
     judgement = PanelJudgement.objects.select_related("judge", "panel").get(pk=judgement_id)
-    fresh = judgement.generation == generation and judgement.status not in FINISHED
-    if fresh and step_claim(PanelJudgement, judgement.pk, generation):
-        with step_lease(PanelJudgement, judgement.pk, generation):
-            fields = _judge(judgement)
-        if step_save(PanelJudgement, judgement.pk, generation, **fields):
-            announce_step(judgement.panel_id, "judgement")
-        logger.info("panel %s: %s judged (valid=%s)", judgement.panel_id, judgement.judge_id,
-                    fields.get("is_valid"))
+    panel = judgement.panel
+    return JudgementJob(
+        endpoint=model_endpoint(judgement.judge), question=panel.question,
+        shown=Shown(tuple(judgement.shown_order)),
+        answers=dict(panel.answers.filter(status=StepStatus.DONE)
+                     .values_list("model_id", "text")))
+
+
+def judgement_advance(judgement: PanelJudgement) -> None:
+    logger.info("panel %s: %s judged (valid=%s)", judgement.panel_id, judgement.judge_id,
+                judgement.is_valid)
+    announce_step(judgement.panel_id, "judgement")
     services.panel_advance(panel_id=judgement.panel_id)
 
 
-def call_judge(model, messages: list[ChatMessage], shown: Shown) -> tuple[list[str] | None, str,
-                                                                         str, str]:
+def call_judge(endpoint: ModelEndpoint, messages: list[ChatMessage],
+               shown: Shown) -> tuple[list[str] | None, str, str, str]:
     """Ask for a ranking in the schema the server can enforce (:func:`ranking_schema`).
 
     ``(ranking, reply, problem, error)``: the ranking (model slugs best first) if the reply
     was a valid one, else ``problem`` says why (for the retry prompt); ``error`` is a provider
     failure, safe to show.
     """
-    endpoint = model_endpoint(model)
-    release_database()
     try:
         result = aio.run(complete_json(endpoint, messages, ranking_schema(shown),
                                        name="ranking", reask=False))
@@ -121,9 +153,6 @@ def call_judge(model, messages: list[ChatMessage], shown: Shown) -> tuple[list[s
         data, reply, problem = exc.data, exc.reply, exc.problem
     except LLMError as exc:
         return None, "", "", exc.user_message
-    except Exception:
-        logger.exception("judge %s failed unexpectedly", model.slug)
-        return None, "", "", UNEXPECTED_FAILURE
     if data is None:
         return None, reply, problem, ""
     try:
@@ -132,23 +161,26 @@ def call_judge(model, messages: list[ChatMessage], shown: Shown) -> tuple[list[s
         return None, reply, str(exc), ""
 
 
-def _judge(judgement: PanelJudgement) -> dict:
-    panel = judgement.panel
-    answers = dict(panel.answers.filter(status=StepStatus.DONE).values_list("model_id", "text"))
-    shown = Shown(tuple(judgement.shown_order))
+def judgement_work(job: JudgementJob) -> StepResult:
+    """The judge ranks every answer, shown in its own order under neutral labels.
+
+    A reply that is not a valid ranking is answered once with the error stated; if the
+    second reply is not valid either, the judgement is discarded with the reason kept.
+    """
+    shown = job.shown
     messages: list[ChatMessage] = [
-        {"role": "user", "content": build_judge_prompt(panel.question, shown, answers)}
+        {"role": "user", "content": build_judge_prompt(job.question, shown, job.answers)}
     ]
     replies: list[str] = []
     reason = ""
     started = time.monotonic()
     for attempt in range(1, MAX_JUDGE_ATTEMPTS + 1):
-        ranking, reply, reason, error = call_judge(judgement.judge, messages, shown)
+        ranking, reply, reason, error = call_judge(job.endpoint, messages, shown)
         if error:
-            return {"status": StepStatus.FAILED, "error": error[:300], "replies": replies,
-                    "attempts": attempt, "is_valid": False, "ranking": None,
-                    "discard_reason": f"The judge could not be asked: {error}"[:500],
-                    "latency_ms": _elapsed(started)}
+            return StepResult(error=error, fields={
+                "replies": replies, "attempts": attempt, "is_valid": False, "ranking": None,
+                "discard_reason": f"The judge could not be asked: {error}"[:500],
+                "latency_ms": _elapsed(started)})
         replies.append(reply)
         if ranking is None:
             messages += [
@@ -156,15 +188,79 @@ def _judge(judgement: PanelJudgement) -> dict:
                 {"role": "user", "content": build_retry_prompt(reason, shown)},
             ]
             continue
-        return {"status": StepStatus.DONE, "error": "", "replies": replies, "attempts": attempt,
-                "is_valid": True, "ranking": ranking, "discard_reason": "",
-                "latency_ms": _elapsed(started)}
-    return {"status": StepStatus.DONE, "error": "", "replies": replies,
-            "attempts": MAX_JUDGE_ATTEMPTS, "is_valid": False, "ranking": None,
-            "discard_reason": (f"Not a valid ranking after {MAX_JUDGE_ATTEMPTS} attempts: "
-                               f"{reason}")[:500],
-            "latency_ms": _elapsed(started)}
+        return StepResult(fields={
+            "replies": replies, "attempts": attempt, "is_valid": True, "ranking": ranking,
+            "discard_reason": "", "latency_ms": _elapsed(started)})
+    return StepResult(fields={
+        "replies": replies, "attempts": MAX_JUDGE_ATTEMPTS, "is_valid": False, "ranking": None,
+        "discard_reason": (f"Not a valid ranking after {MAX_JUDGE_ATTEMPTS} attempts: "
+                           f"{reason}")[:500],
+        "latency_ms": _elapsed(started)})
 
 
 def _elapsed(started: float) -> int:
     return round((time.monotonic() - started) * 1000)
+
+
+JUDGEMENT = StepWork(PanelJudgement, load=judgement_load, work=judgement_work,
+                     advance=judgement_advance)
+
+
+def panel_judgement_run(*, judgement_id: str, generation: int) -> None:
+    """One judge ranks every answer."""
+    step_run(JUDGEMENT, judgement_id, generation)
+
+
+# --- the question model: writing, checking, refining the question ----------------------
+
+
+@dataclass
+class QuestionJob:
+    endpoint: ModelEndpoint
+    prompt: str
+
+
+def question_load(step_id) -> QuestionJob:
+    step = QuestionStep.objects.select_related("panel__question_model", "round").get(pk=step_id)
+    round_ = step.round
+    if step.kind == QuestionStepKind.WRITE:
+        prompt = GENERATE_PROMPT
+    elif step.kind == QuestionStepKind.CHECK:
+        prompt = build_clarify_prompt(round_.question)
+    else:
+        prompt = build_refine_prompt(round_.question, round_.reply, round_.person_answer)
+    return QuestionJob(endpoint=model_endpoint(step.panel.question_model), prompt=prompt)
+
+
+def question_work(job: QuestionJob) -> StepResult:
+    completion, error = ask(job.endpoint, job.prompt)
+    if completion is None:
+        return StepResult(error=error)
+    return StepResult(fields={"reply": completion.text,
+                              **QuestionStep().usage_fields(completion)})
+
+
+def question_advance(step: QuestionStep) -> None:
+    """Hand the reply to the panel: the question to ask, the check's verdict or the refined
+    question (a failed call goes on without it; each service checks the phase it expects)."""
+    reply = step.reply.strip() if step.status == StepStatus.DONE else ""
+    if step.kind == QuestionStepKind.WRITE:
+        services.panel_question_generated(panel_id=step.panel_id, question=clean_question(reply),
+                                          error=step.error)
+    elif step.kind == QuestionStepKind.CHECK:
+        services.clarification_checked(round_id=step.round_id, reply=reply,
+                                       is_clear=(step.status == StepStatus.DONE
+                                                 and reply_is_clear(reply)),
+                                       error=step.error)
+    else:
+        services.clarification_refined(round_id=step.round_id, question=clean_question(reply),
+                                       error=step.error)
+
+
+QUESTION = StepWork(QuestionStep, load=question_load, work=question_work,
+                    advance=question_advance)
+
+
+def panel_question_run(*, step_id: str, generation: int) -> None:
+    """The question model writes, checks or refines the panel's question."""
+    step_run(QUESTION, step_id, generation)

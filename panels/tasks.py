@@ -1,11 +1,7 @@
-"""Celery tasks of panel mode: thin, each runs one step of the state machine.
-
-Answers and judgements are platform steps (:func:`arena.steps.step_task`: late ack,
-redelivered when a worker is lost, leases and the sweep); every step is idempotent (see
-:mod:`panels.steps`).
+"""Celery tasks of panel mode: thin, each runs one platform step
+(:func:`arena.steps.step_task`: late ack, redelivered when a worker is lost, leases and the
+sweep) through :mod:`panels.steps`.
 """
-
-from celery import shared_task
 
 from arena.steps import step_task
 
@@ -25,21 +21,7 @@ def panel_judge(judgement_id: str, generation: int) -> None:
 
 
 @step_task
-def panel_generate_question(panel_id: str) -> None:
-    from panels.questions import panel_question_generate
+def panel_question_step(step_id: str, generation: int) -> None:
+    from panels.steps import panel_question_run
 
-    panel_question_generate(panel_id=panel_id)
-
-
-@step_task
-def panel_clarification_step(round_id: str) -> None:
-    from panels.questions import clarification_step
-
-    clarification_step(round_id=round_id)
-
-
-@shared_task(ignore_result=True)
-def panel_resume_stale() -> int:
-    from panels.recovery import panel_resume_stale as resume
-
-    return resume()
+    panel_question_run(step_id=step_id, generation=generation)

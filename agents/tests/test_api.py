@@ -8,7 +8,6 @@ import json
 import pytest
 from django.test import Client
 
-from agents.evaluation import stage_run
 from agents.models import (
     AgentBattle,
     AgentConfiguration,
@@ -17,6 +16,7 @@ from agents.models import (
     Scenario,
     StageKind,
 )
+from agents.steps import stage_run
 from agents.tests.voice_support import VoiceScript, local_agents, record_call
 from arena.contests.flags import visitor_of_address
 from arena.testing.ratings import quiet_rating_runs
@@ -188,11 +188,11 @@ def test_a_call_whose_proxy_died_is_closed_and_the_battle_says_so(agents):
     battle = AgentBattle.objects.get(pk=_generate(client)["battle_id"])
     conversation = services.conversation_open(battle_id=battle.pk, label="a",
                                               session_key=battle.session_key)
-    assert services.conversations_cut_off_close() == 0  # a call under way is left alone
+    assert services.conversation_stalled_sweep() == 0  # a call under way is left alone
     AgentConversation.objects.filter(pk=conversation.pk).update(
         created_at=timezone.now() - timedelta(seconds=battle.scenario.max_duration_seconds
                                               + services.CUT_OFF_GRACE_SECONDS + 1))
-    assert services.conversations_cut_off_close() == 1
+    assert services.conversation_stalled_sweep() == 1
     data = client.get(f"/battles/{battle.pk}").json()
     assert data["status"] == "failed" and data["error"] == services.CUT_OFF
     assert data["conversations"]["a"]["error"] == services.CUT_OFF

@@ -9,9 +9,15 @@ import wave
 import pytest
 from channels.db import database_sync_to_async
 
-from agents.evaluation import recordings_dir, stage_run
-from agents.models import AgentBattle, AgentConversation, ConversationStatus, EvaluationStage
+from agents.models import (
+    AgentBattle,
+    AgentConversation,
+    ConversationStatus,
+    EvaluationStage,
+    recordings_dir,
+)
 from agents.proxy import BAD_AUDIO, CALLER_LEFT, TIME_LIMIT, TURN_LIMIT
+from agents.steps import stage_run
 from agents.tests.voice_support import (
     CALLER_LINE,
     Heard,

@@ -16,8 +16,13 @@ from django.core import serializers
 
 from agents.adapters import STAY_ANONYMOUS
 from agents.adapters.managed import AGENT_FAILED, END_CALL_PHRASES, LINE_DROPPED
-from agents.evaluation import recordings_dir
-from agents.models import AgentBattle, AgentConfiguration, AgentConversation, Scenario
+from agents.models import (
+    AgentBattle,
+    AgentConfiguration,
+    AgentConversation,
+    Scenario,
+    recordings_dir,
+)
 from agents.proxy import TIME_LIMIT
 from agents.tests.fakes import FakeMediaLeg
 from agents.tests.managed_support import (  # noqa: F401 - fixtures

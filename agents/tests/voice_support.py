@@ -179,7 +179,7 @@ def record_call(battle: AgentBattle, label: str, *, caller_text: str = CALLER_LI
     """A finished call as the proxy saves it: both recordings on one clock, the agent
     answering ``gap_ms`` after the caller stopped, and the turns heard live."""
     from agents import services
-    from agents.evaluation import recordings_dir
+    from agents.models import recordings_dir
     from agents.speech.audio import write_wav
 
     conversation = services.conversation_open(battle_id=battle.pk, label=label,

@@ -1,26 +1,27 @@
 """Persisted steps: the one way every mode runs model work in the background.
 
-A step is a row (a subclass of :class:`Step`) and a Celery task that does its work::
+A step is a row (a subclass of :class:`Step`, naming its Celery task in ``task_name``), a
+thin task that calls the mode's step function, and one :func:`step_run` that every step
+function calls with its mode's :class:`StepWork` (the work and the next-step rule)::
 
     @step_task
     def generate_response(response_id: str, generation: int) -> None:
-        from battles.generation import response_generate
+        from battles.steps import response_generate
         response_generate(response_id=response_id, generation=generation)
 
-and inside the work::
+    # battles/steps.py
+    RESPONSE = StepWork(Response, load=response_load, work=response_work,
+                        advance=response_advance)
 
-    if not step_claim(Response, pk, generation):   # stale, finished or taken: do nothing
-        return
-    with step_lease(Response, pk, generation):     # heartbeats while the call runs
-        completion = aio.run(stream_chat(...))
-    step_save(Response, pk, generation, status=StepStatus.DONE, text=...)
+    def response_generate(*, response_id: str, generation: int) -> None:
+        step_run(RESPONSE, response_id, generation)
 
-Rules: the claim sets the status and the lease in one statement; only a job of the current
-generation can claim or save; :func:`step_requeue_stale` (beat, every
-``ARENA_STEP_SWEEP_SECONDS``) starts over, with a new generation, every running step whose
-lease expired (its worker died), never one that is merely old; a step that waited in the queue
-is never thrown away. Services enqueue with :func:`step_enqueue` (by task name), so they never
-import tasks.
+:mod:`arena.steps.runner` says what the runner does, in which order. Rules: the claim sets the
+status and the lease in one statement; only a job of the current generation can claim or
+save; :func:`step_requeue_stale` (beat, every ``ARENA_STEP_SWEEP_SECONDS``) starts over, with
+a new generation, every running step whose lease expired (its worker died), never one that is
+merely old; a step that waited in the queue is never thrown away. Services enqueue with
+:func:`step_enqueue` (by task name), so they never import tasks.
 """
 
 from __future__ import annotations
@@ -32,20 +33,32 @@ from datetime import timedelta
 
 from django.apps import apps
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import close_old_connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from arena.steps.base import FINISHED, RESTARTED_NOTICE, Step, StepStatus, failed_for_good
-from arena.steps.leases import lease_until, step_heartbeat, step_lease
+from arena.steps.leases import step_heartbeat, step_lease
+from arena.steps.runner import (
+    UNEXPECTED_FAILURE,
+    StepResult,
+    StepWork,
+    release_database,
+    step_claim,
+    step_run,
+    step_save,
+)
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "FINISHED",
     "RESTARTED_NOTICE",
+    "UNEXPECTED_FAILURE",
     "Step",
+    "StepResult",
     "StepStatus",
+    "StepWork",
     "batch_soon",
     "batch_started",
     "enqueue_task",
@@ -57,6 +70,7 @@ __all__ = [
     "step_lease",
     "step_models",
     "step_requeue_stale",
+    "step_run",
     "step_save",
     "step_task",
 ]
@@ -128,28 +142,6 @@ def step_enqueue(step: Step) -> None:
                            "answers", model.__name__, pk, exc)
 
     transaction.on_commit(send)
-
-
-def step_claim(model: type[Step], pk, generation: int) -> bool:
-    """Take a waiting step for this job: status and lease in one statement."""
-    now = timezone.now()
-    return bool(model.objects.filter(pk=pk, generation=generation, status=StepStatus.PENDING)
-                .update(status=StepStatus.RUNNING, lease_expires_at=lease_until(now),
-                        updated_at=now))
-
-
-def step_save(model: type[Step], pk, generation: int, *, status: str, **fields) -> bool:
-    """Save the result of a claimed step, only if its generation is still current."""
-    return bool(model.objects.filter(pk=pk, generation=generation, status=StepStatus.RUNNING)
-                .update(status=status, lease_expires_at=None, updated_at=timezone.now(),
-                        **fields))
-
-
-def release_database() -> None:
-    """Give this thread's database connection back to the pool before a long wait (a model
-    call). SQLite has no pool: its per-thread connection is kept."""
-    if connection.vendor != "sqlite" and not connection.in_atomic_block:
-        connection.close()
 
 
 def step_task(function: Callable) -> Callable:

@@ -29,7 +29,7 @@ def test_the_platform_mounts_what_each_mode_declares(client):
     for mode in modes():
         assert f'href="{mode.url}"' in home
         assert client.get(mode.url).status_code == 200
-    assert {"arena-steps-requeue-stale", "panels-resume-stale", "debates-resume-stale",
+    assert {"arena-steps-requeue-stale", "debates-stalled-sweep", "agents-stalled-sweep",
             "leaderboard-hourly"} <= set(app.conf.beat_schedule)
     routes = [str(route.pattern) for route in websocket_urlpatterns]
     assert routes == ["ws/battles/<str:battle_id>/", "ws/panels/<str:panel_id>/",

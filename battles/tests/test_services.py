@@ -1,22 +1,17 @@
 import random
-from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from arena.contests import voting
 from arena.contests.leaks import leaked_identity
 from arena.errors import RuleError
-from arena.steps import StepStatus, step_requeue_stale
+from arena.steps import StepStatus
 from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
-from arena.testing.waiting import wait_for
 from battles import services
-from battles.generation import response_generate
 from battles.models import (
     MAX_MESSAGES,
     Position,
-    Response,
     Slot,
     Vote,
     Winner,
@@ -32,17 +27,6 @@ from battles.tests.factories import (
 )
 
 OWNER = "session-of-owner"
-
-
-def wait_until_finished(battle, timeout: float = 30.0) -> None:
-    """Wait for the worker to finish every answer (a wait, not a timing assertion)."""
-
-    def finished() -> bool:
-        statuses = [r.status for t in battle.turns.all() for r in t.responses.all()]
-        return bool(statuses) and all(s in (StepStatus.DONE, StepStatus.FAILED)
-                                      for s in statuses)
-
-    wait_for(finished, timeout, what="every answer to be finished")
 
 
 @pytest.mark.django_db
@@ -228,14 +212,17 @@ class TestSelection:
         assert picks.count(newcomer.slug) > picks.count(veteran.slug)
 
 
-class TestGenerationWithWorker:
+@pytest.mark.django_db(transaction=True)
+class TestGeneration:
+    """The answers' steps run here as plain functions, in the order they were sent."""
+
     def test_both_sides_answer_and_each_model_sees_only_its_own_history(
-        self, celery_worker, two_models, fake_openai
+        self, step_sends, two_models, fake_openai
     ):
         battle, _ = services.battle_create(session_key=OWNER, prompt="First question?")
-        wait_until_finished(battle)
+        step_sends.run_sent()
         services.battle_follow_up(battle=battle, prompt="Second question?")
-        wait_until_finished(battle)
+        step_sends.run_sent()
 
         turns = list(battle.turns.prefetch_related("responses"))
         assert all(r.status == StepStatus.DONE for t in turns for r in t.responses.all())
@@ -255,7 +242,7 @@ class TestGenerationWithWorker:
         assert response.latency_ms is not None and response.output_tokens > 0
 
     def test_a_failed_side_shows_why_and_retry_regenerates_only_that_side(
-        self, celery_worker, two_models, fast_llm_retries
+        self, step_sends, two_models, fast_llm_retries
     ):
         alpha, beta = two_models
         # Beta gets its own provider, which answers every chat with a 500.
@@ -265,7 +252,7 @@ class TestGenerationWithWorker:
             beta.base_url = broken.base_url
             beta.save()
             battle, _ = services.battle_create(session_key=OWNER, prompt="Hello?")
-            wait_until_finished(battle)
+            step_sends.run_sent()
             slot_of_beta = Slot.A if battle.model_a_id == beta.slug else Slot.B
             turn = battle.turns.get()
             failed = turn.responses.get(slot=slot_of_beta)
@@ -277,39 +264,13 @@ class TestGenerationWithWorker:
 
             broken.default = Behaviour.ok()
             services.response_retry(battle=battle, position=battle.position_of(slot_of_beta))
-            wait_until_finished(battle)
+            step_sends.run_sent()
         finally:
             broken.stop()
         failed.refresh_from_db()
         kept_again = turn.responses.exclude(slot=slot_of_beta).get()
         assert failed.status == StepStatus.DONE and failed.generation == 1
         assert kept_again.text == kept.text and kept_again.generation == 0
-
-
-class TestWorkerDeath:
-    def test_an_answer_whose_worker_died_is_regenerated(self, celery_worker, two_models):
-        battle, turn = services.battle_create(session_key=OWNER, prompt="Still there?")
-        wait_until_finished(battle)
-        # As if the worker had died mid-answer: the row is running and its lease ran out.
-        stuck = turn.responses.get(slot=Slot.A)
-        Response.objects.filter(pk=stuck.pk).update(
-            status=StepStatus.RUNNING, text="half an ans",
-            lease_expires_at=timezone.now() - timedelta(seconds=1),
-        )
-        assert step_requeue_stale() == 1
-        wait_until_finished(battle)
-        stuck.refresh_from_db()
-        assert stuck.status == StepStatus.DONE
-        assert stuck.generation == 1 and "Still there?" in stuck.text
-
-    def test_a_late_job_of_an_old_generation_cannot_overwrite(self, db):
-        battle = answered_battle()
-        response = battle.turns.get().responses.get(slot=Slot.A)
-        response.generation = 2
-        response.save()
-        response_generate(response_id=str(response.id), generation=1)
-        response.refresh_from_db()
-        assert response.text == "answer a1"
 
 
 @pytest.mark.django_db

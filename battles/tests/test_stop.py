@@ -118,7 +118,7 @@ def test_a_waiting_api_call_is_answered_when_another_request_stops_the_battle(
 def test_a_battle_not_yet_started_stops_with_no_text_and_its_job_does_nothing(
         two_models, django_capture_on_commit_callbacks, monkeypatch):
     import arena.steps
-    from battles.generation import response_generate
+    from battles.steps import response_generate
 
     monkeypatch.setattr(arena.steps, "send_task", lambda name, args: None)
     battle, turn = services.battle_create(session_key="owner", prompt="Hello?")

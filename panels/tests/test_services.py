@@ -1,4 +1,6 @@
-"""The panel state machine end to end: a real Celery worker and the fake providers."""
+"""The panel state machine end to end against the fake providers: its steps run here as
+plain functions, in order (:class:`arena.testing.steps.StepSends`); that the answers are asked
+at once is seen on a real Celery worker."""
 
 import threading
 
@@ -8,12 +10,10 @@ from arena.errors import RuleError
 from arena.steps import StepStatus
 from panels import services
 from panels.models import (
-    ClarificationRound,
     PanelAnswer,
     PanelJudgement,
     PanelOutcome,
     PanelStatus,
-    RoundPhase,
 )
 from panels.selectors import panel_get, panel_payload, panel_view
 from panels.tests.panel_support import (
@@ -23,28 +23,29 @@ from panels.tests.panel_support import (
     panel_setup,
     self_first,
     wait_finished,
-    wait_for,
-    worker_idle,
 )
 
 QUESTION = "What is 2+2?"
 
 
 @pytest.fixture
-def panel_models(celery_worker, fake_openai, fake_anthropic, settings, monkeypatch):
-    yield panel_setup(fake_openai, fake_anthropic, settings, monkeypatch)
-    wait_for(worker_idle)  # nothing may touch the database while it is flushed
+def panel_models(transactional_db, fake_openai, fake_anthropic, settings, monkeypatch):
+    return panel_setup(fake_openai, fake_anthropic, settings, monkeypatch)
 
 
-def run(question=QUESTION, **kwargs):
+def run(sends, question=QUESTION, **kwargs):  # noqa: ANN001 - the recorded sends
+    """Ask, then run every step the panel sends until it is finished."""
     panel = services.panel_create(question=question, **kwargs)
-    return wait_finished(panel.id)
+    sends.run_sent()
+    panel.refresh_from_db()
+    return panel
 
 
 class TestFullPanel:
-    def test_every_model_answers_and_judges_and_the_average_rank_decides(self, panel_models):
+    def test_every_model_answers_and_judges_and_the_average_rank_decides(self, step_sends,
+                                                                          panel_models):
         script, _ = panel_models
-        panel = run()
+        panel = run(step_sends)
         assert panel.status == PanelStatus.DONE, panel.error
         assert sorted(panel.participants) == ["alpha-7b", "beta-3b", "gamma-1b"]
         assert PanelAnswer.objects.filter(panel=panel, status=StepStatus.DONE).count() == 3
@@ -56,9 +57,10 @@ class TestFullPanel:
         assert panel.verdict["kendall_w"] == 1.0
         assert panel.verdict["self_ranks"] == {"alpha-7b": 1, "beta-3b": 2, "gamma-1b": 3}
 
-    def test_judges_see_their_own_order_under_neutral_labels_only(self, panel_models):
+    def test_judges_see_their_own_order_under_neutral_labels_only(self, step_sends,
+                                                                  panel_models):
         script, models = panel_models
-        panel = run()
+        panel = run(step_sends)
         by_judge = {j.judge_id.split("-")[0]: j for j in panel.judgements.all()}
         assert len(script.judge_prompts) == 3
         for judge, messages in script.judge_prompts:
@@ -71,8 +73,8 @@ class TestFullPanel:
                              model.organization.lower()):
                     assert term not in prompt
 
-    def test_the_payload_has_answers_rankings_and_verdict(self, panel_models):
-        panel = run()
+    def test_the_payload_has_answers_rankings_and_verdict(self, step_sends, panel_models):
+        panel = run(step_sends)
         data = panel_payload(panel_view(panel=panel_get(panel_id=panel.id)))
         assert data["status"] == "done" and data["question"] == QUESTION
         assert {a["model_id"] for a in data["answers"]} == {"alpha-7b", "beta-3b", "gamma-1b"}
@@ -84,24 +86,25 @@ class TestFullPanel:
         assert verdict["standings"][0]["ranks"] == {"alpha-7b": 1, "beta-3b": 1, "gamma-1b": 1}
         assert verdict["judges_counted"] == 3 and verdict["judges_discarded"] == 0
 
-    def test_an_answer_that_names_its_model_is_kept_and_noted(self, panel_models):
+    def test_an_answer_that_names_its_model_is_kept_and_noted(self, step_sends, panel_models):
         script, _ = panel_models
         script.answers["beta"] = "As Beta Model, I say: Marker-ateb says four."
-        panel = run()
+        panel = run(step_sends)
         notes = dict(panel.answers.values_list("model_id", "names_model"))
         assert notes == {"alpha-7b": "", "beta-3b": "Beta Model", "gamma-1b": ""}
         assert panel.status == PanelStatus.DONE
 
-    def test_a_chosen_subset_only(self, panel_models):
-        panel = run(models=["beta-3b", "gamma-1b"])
+    def test_a_chosen_subset_only(self, step_sends, panel_models):
+        panel = run(step_sends, models=["beta-3b", "gamma-1b"])
         assert panel.status == PanelStatus.DONE
         assert [s["model"] for s in panel.verdict["standings"]] == ["beta-3b", "gamma-1b"]
 
 
 class TestFailures:
-    def test_a_failing_provider_is_skipped_and_reported(self, panel_models, fake_anthropic):
+    def test_a_failing_provider_is_skipped_and_reported(self, step_sends, panel_models,
+                                                        fake_anthropic):
         failing(fake_anthropic)
-        panel = run()
+        panel = run(step_sends)
         assert panel.status == PanelStatus.DONE
         gamma = PanelAnswer.objects.get(panel=panel, model_id="gamma-1b")
         assert gamma.status == StepStatus.FAILED and "HTTP 400" in gamma.error
@@ -109,10 +112,10 @@ class TestFailures:
             "alpha-7b", "beta-3b"]
         assert [s["model"] for s in panel.verdict["standings"]] == ["alpha-7b", "beta-3b"]
 
-    def test_fewer_than_two_answers_aborts_with_a_clear_message(self, panel_models,
+    def test_fewer_than_two_answers_aborts_with_a_clear_message(self, step_sends, panel_models,
                                                                  fake_anthropic):
         failing(fake_anthropic)
-        panel = run(models=["alpha-7b", "gamma-1b"])
+        panel = run(step_sends, models=["alpha-7b", "gamma-1b"])
         assert panel.status == PanelStatus.FAILED
         assert panel.error.startswith("Only 1 of 2 models answered")
         assert "Gamma Model: The model provider rejected the request (HTTP 400)." in panel.error
@@ -141,14 +144,12 @@ class TestInvalidRankings:
         '{"results": ["A", "B", "F"]}',
         "I liked them all.",
     ])
-    def test_an_invalid_ranking_is_retried_once_with_the_error_stated(self, celery_worker,
-                                                                      fake_openai,
-                                                                      fake_anthropic,
-                                                                      settings, monkeypatch,
-                                                                      bad):
+    def test_an_invalid_ranking_is_retried_once_with_the_error_stated(
+            self, transactional_db, step_sends, fake_openai, fake_anthropic, settings,
+            monkeypatch, bad):
         script = PanelScript(judge_replies={"beta": [bad]})
         panel_setup(fake_openai, fake_anthropic, settings, monkeypatch, script)
-        panel = run()
+        panel = run(step_sends)
         beta = PanelJudgement.objects.get(panel=panel, judge_id="beta-3b")
         assert beta.is_valid and beta.attempts == 2 and beta.replies[0] == bad
         retry = [m for j, m in script.judge_prompts if j == "beta"][-1]
@@ -157,13 +158,13 @@ class TestInvalidRankings:
         assert retry[1]["content"] == bad and "cannot be used" in retry[2]["content"]
         assert panel.verdict["judges_counted"] == 3
 
-    def test_a_second_invalid_reply_is_discarded_with_the_reason(self, celery_worker,
-                                                                fake_openai, fake_anthropic,
-                                                                settings, monkeypatch):
+    def test_a_second_invalid_reply_is_discarded_with_the_reason(
+            self, transactional_db, step_sends, fake_openai, fake_anthropic, settings,
+            monkeypatch):
         script = PanelScript(judge_replies={"gamma": ['{"results": ["A", "A", "B"]}',
                                                       '{"results": [1, 2]}']})
         panel_setup(fake_openai, fake_anthropic, settings, monkeypatch, script)
-        panel = run()
+        panel = run(step_sends)
         gamma = PanelJudgement.objects.get(panel=panel, judge_id="gamma-1b")
         assert not gamma.is_valid and gamma.attempts == 2 and gamma.status == StepStatus.DONE
         assert gamma.discard_reason == (
@@ -173,25 +174,26 @@ class TestInvalidRankings:
         assert "gamma-1b" not in panel.verdict["standings"][0]["ranks"]
 
     def test_no_valid_ranking_at_all_fails_the_panel_but_keeps_everything(
-            self, celery_worker, fake_openai, fake_anthropic, settings, monkeypatch):
+            self, transactional_db, step_sends, fake_openai, fake_anthropic, settings,
+            monkeypatch):
         junk = ["no idea", "still no idea"]
         script = PanelScript(judge_replies=dict.fromkeys(("alpha", "beta", "gamma"), junk))
         panel_setup(fake_openai, fake_anthropic, settings, monkeypatch, script)
-        panel = run()
+        panel = run(step_sends)
         assert panel.status == PanelStatus.FAILED and panel.error == services.NO_VALID_RANKINGS
         assert panel.answers.filter(status=StepStatus.DONE).count() == 3
         assert all(j.discard_reason for j in panel.judgements.all())
         assert not PanelOutcome.objects.filter(panel=panel).exists()
 
 
-def test_self_votes_are_shown_and_can_be_excluded(celery_worker, fake_openai, fake_anthropic,
-                                                  settings, monkeypatch):
+def test_self_votes_are_shown_and_can_be_excluded(transactional_db, step_sends, fake_openai,
+                                                  fake_anthropic, settings, monkeypatch):
     preference = ["gamma", "beta", "alpha"]
     script = PanelScript(preference=preference, judge_replies={
         judge: [lambda labels, judge=judge: self_first(labels, judge, preference)]
         for judge in ("alpha", "beta", "gamma")})
     panel_setup(fake_openai, fake_anthropic, settings, monkeypatch, script)
-    panel = run()
+    panel = run(step_sends)
     assert panel.verdict["self_ranks"] == {"alpha-7b": 1, "beta-3b": 1, "gamma-1b": 1}
     with_self = [(s["model"], round(s["average_rank"], 2)) for s in panel.verdict["standings"]]
     assert with_self == [("gamma-1b", 1.67), ("beta-3b", 2.0), ("alpha-7b", 2.33)]
@@ -200,68 +202,11 @@ def test_self_votes_are_shown_and_can_be_excluded(celery_worker, fake_openai, fa
         ("gamma-1b", 1.0, 2), ("beta-3b", 1.5, 2), ("alpha-7b", 2.0, 2)]
 
 
-class TestClarification:
-    def test_a_clear_question_goes_straight_to_the_models(self, panel_models):
-        panel = run(clarify=True)
-        assert panel.status == PanelStatus.DONE
-        (round_,) = panel.rounds.all()
-        assert round_.is_clear and round_.reply == "CLEAR" and panel.question == QUESTION
-
-    def test_rounds_end_after_five_and_the_last_refinement_is_asked(self, panel_models):
-        script, _ = panel_models
-        script.clarify_replies = [f"Which unit do you mean ({i})?" for i in range(1, 7)]
-        script.refined = [f"What is 2+2 in unit {i}?" for i in range(1, 7)]
-        panel = services.panel_create(question=QUESTION, clarify=True, session_key="me")
-        for index in range(1, 6):
-            wait_for(lambda i=index: ClarificationRound.objects.filter(
-                panel=panel, index=i, phase=RoundPhase.ASKING).exists())
-            services.panel_clarification_answer(panel=panel, answer=f"unit {index}",
-                                                session_key="me")
-        panel = wait_finished(panel.id)
-        rounds = list(panel.rounds.all())
-        assert [r.index for r in rounds] == [1, 2, 3, 4, 5]
-        assert [r.person_answer for r in rounds] == [f"unit {i}" for i in range(1, 6)]
-        assert rounds[1].question == "What is 2+2 in unit 1?"
-        assert panel.question == "What is 2+2 in unit 5?" and panel.original_question == QUESTION
-        assert panel.status == PanelStatus.DONE and len(script.clarify_replies) == 1
-
-    def test_the_asker_can_skip_and_nobody_else_can_answer(self, panel_models):
-        script, _ = panel_models
-        script.clarify_replies = ["Do you mean in base ten?"]
-        panel = services.panel_create(question=QUESTION, clarify=True, session_key="me")
-        wait_for(lambda: ClarificationRound.objects.filter(panel=panel,
-                                                           phase=RoundPhase.ASKING).exists())
-        with pytest.raises(RuleError, match=services.NOT_THE_ASKER):
-            services.panel_clarification_answer(panel=panel, answer="yes", session_key="other")
-        with pytest.raises(RuleError, match=services.CLARIFICATION_ANSWER_EMPTY):
-            services.panel_clarification_answer(panel=panel, answer=" ", session_key="me")
-        services.panel_clarification_skip(panel=panel, session_key="me")
-        panel = wait_finished(panel.id)
-        assert panel.status == PanelStatus.DONE and panel.question == QUESTION
-        assert panel.rounds.get().skipped
-        with pytest.raises(RuleError, match=services.NOT_WAITING_FOR_ANSWERS):
-            services.panel_clarification_skip(panel=panel, session_key="me")
-
-    def test_an_unavailable_question_model_is_a_clear_error(self, panel_models, settings):
-        settings.ARENA_PANEL_QUESTION_MODEL = "no-such-model"
-        with pytest.raises(RuleError, match="not in the model registry"):
-            services.panel_create(question=QUESTION, clarify=True)
-
-
-def test_auto_question_is_written_then_asked(panel_models):
-    script, _ = panel_models
-    panel = services.panel_create(auto=True)
-    assert panel.status == PanelStatus.GENERATING and panel.question == ""
-    panel = wait_finished(panel.id)
-    assert panel.status == PanelStatus.DONE
-    assert panel.question == script.generated and panel.question_source == "generated"
-    assert panel.question_model_id == "alpha-7b"
-
-
-def test_answers_are_asked_concurrently(panel_models, fake_openai, fake_anthropic):
+def test_answers_are_asked_concurrently(celery_worker, fake_openai, fake_anthropic, settings,
+                                        monkeypatch):
     """No answer is sent until all three questions have arrived: asked one by one, the
     barrier would break and every answer fail."""
-    script, _ = panel_models
+    script, _ = panel_setup(fake_openai, fake_anthropic, settings, monkeypatch)
     barrier = threading.Barrier(3, timeout=15)
 
     def reply(rec):
@@ -271,5 +216,5 @@ def test_answers_are_asked_concurrently(panel_models, fake_openai, fake_anthropi
         return text
 
     fake_openai.reply_text = fake_anthropic.reply_text = reply
-    panel = run()
+    panel = wait_finished(services.panel_create(question=QUESTION).id)
     assert panel.status == PanelStatus.DONE and not barrier.broken

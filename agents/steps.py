@@ -14,22 +14,23 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
 
 from agents import judgement, services, slots
-from agents.models import AgentConversation, EvaluationStage, StageKind
+from agents.models import AgentConversation, EvaluationStage, StageKind, recordings_dir
 from agents.speech import vad
 from agents.speech.audio import SAMPLE_BYTES, SAMPLE_RATE, read_wav
 from arena import aio
-from arena.steps import StepStatus, release_database, step_claim, step_lease, step_save
+from arena.llm import ModelEndpoint
+from arena.selectors import model_endpoint_by_slug
+from arena.steps import StepResult, StepWork, step_run
 
 logger = logging.getLogger(__name__)
 
 RECORDING_MISSING = "The recording of this conversation is missing."
-UNEXPECTED = "This measurement failed unexpectedly; the error was logged."
 JUDGE_FAILED = "The judge could not rate this conversation: {reason}"
 TRANSCRIBE_MERGE_MS = 600  # pauses shorter than this stay in one transcribed stretch
 
@@ -54,10 +55,6 @@ JUDGE_SYSTEM = (
 )
 
 
-def recordings_dir() -> Path:
-    return Path(settings.ARENA_VOICE_MEDIA_DIR)
-
-
 def _tracks(conversation: AgentConversation) -> tuple[bytes, bytes]:
     base = recordings_dir()
     try:
@@ -67,43 +64,52 @@ def _tracks(conversation: AgentConversation) -> tuple[bytes, bytes]:
         raise FileNotFoundError(RECORDING_MISSING) from None
 
 
-def stage_run(*, stage_id: str, generation: int) -> None:
-    if not step_claim(EvaluationStage, stage_id, generation):
-        return
-    stage = EvaluationStage.objects.select_related(
-        "conversation__scenario", "conversation__battle").get(pk=stage_id)
-    runner = {StageKind.LATENCY: _measure_latency, StageKind.TRANSCRIPT: _transcribe,
-              StageKind.JUDGE: _judge}[stage.kind]
-    conversation = stage.conversation
-    release_database()
-    try:
-        with step_lease(EvaluationStage, stage_id, generation):
-            fields, extra = runner(conversation)
-    except (FileNotFoundError, StageFailed) as exc:
-        _finish(stage, generation, StepStatus.FAILED, error=str(exc))
-        return
-    except Exception:
-        # A bug, not a provider: retrying would fail the same way, so the stage says so and
-        # the rest of the evaluation goes on.
-        logger.exception("evaluation stage %s (%s) failed", stage_id, stage.kind)
-        _finish(stage, generation, StepStatus.FAILED, error=UNEXPECTED)
-        return
-    _finish(stage, generation, StepStatus.DONE, results=fields, **extra)
-
-
 class StageFailed(Exception):
     """The message is safe to show."""
 
 
-def _finish(stage: EvaluationStage, generation: int, status: str, *,
-            results: dict | None = None, **fields) -> None:
-    """Save the stage and its results together, only if this job still owns the stage."""
-    with transaction.atomic():
-        if not step_save(EvaluationStage, stage.pk, generation, status=status, **fields):
-            return
-        if results:
-            AgentConversation.objects.filter(pk=stage.conversation_id).update(**results)
-        services.evaluation_advance(battle_id=stage.conversation.battle_id)
+@dataclass
+class StageJob:
+    stage: EvaluationStage
+    measure: Callable[[AgentConversation], tuple[dict, dict]]  # -> (results, usage)
+
+
+def stage_load(stage_id) -> StageJob:
+    stage = EvaluationStage.objects.select_related(
+        "conversation__scenario", "conversation__battle").get(pk=stage_id)
+    if stage.kind == StageKind.JUDGE:
+        slug = judge_model(stage.conversation.battle)
+        endpoint = model_endpoint_by_slug(slug) if slug else None
+        return StageJob(stage, lambda conversation: _judge(conversation, endpoint))
+    return StageJob(stage, {StageKind.LATENCY: _measure_latency,
+                            StageKind.TRANSCRIPT: _transcribe}[stage.kind])
+
+
+def stage_work(job: StageJob) -> StepResult:
+    """Measure; a missing recording or a failed transcriber or judge fails the stage with the
+    reason, and the rest of the evaluation goes on."""
+    try:
+        results, usage = job.measure(job.stage.conversation)
+    except (FileNotFoundError, StageFailed) as exc:
+        return StepResult(error=str(exc))
+    conversation_id = job.stage.conversation_id
+
+    def write() -> None:
+        AgentConversation.objects.filter(pk=conversation_id).update(**results)
+
+    return StepResult(fields=usage, write=write)
+
+
+def stage_advance(stage: EvaluationStage) -> None:
+    services.evaluation_advance(battle_id=AgentConversation.objects.values_list(
+        "battle_id", flat=True).get(pk=stage.conversation_id))
+
+
+STAGE = StepWork(EvaluationStage, load=stage_load, work=stage_work, advance=stage_advance)
+
+
+def stage_run(*, stage_id: str, generation: int) -> None:
+    step_run(STAGE, stage_id, generation)
 
 
 def _measure_latency(conversation: AgentConversation) -> tuple[dict, dict]:
@@ -152,10 +158,11 @@ def _judge_lines(conversation: AgentConversation) -> list[slots.Line]:
     return lines or slots.parse_transcript(conversation.transcript_full)
 
 
-def _judge(conversation: AgentConversation) -> tuple[dict, dict]:
+def _judge(conversation: AgentConversation,
+           endpoint: ModelEndpoint | None) -> tuple[dict, dict]:
     """The arena's own checks (slots, hand-offs, references nobody gave), then the judge's
-    reply bounded by them (:mod:`agents.judgement`)."""
-    conversation.refresh_from_db()
+    reply bounded by them (:mod:`agents.judgement`); ``endpoint``: the judge's model, None
+    when no model independent of both agents is available."""
     scenario = conversation.scenario
     lines = _judge_lines(conversation)
     spoke = any(line.role == "user" for line in lines)
@@ -165,18 +172,17 @@ def _judge(conversation: AgentConversation) -> tuple[dict, dict]:
               "containment": slots.contained(lines) if spoke else None}
     invented = judgement.unsupported_references(
         lines, judgement.scenario_sources(scenario, conversation.tool_calls_json))
-    judge = judge_model(conversation.battle) if spoke else None
-    judged, extra = _llm_verdict(conversation, lines, judge) if judge else (None, {})
+    judge = endpoint if spoke else None
+    judged, usage = _llm_verdict(conversation, lines, judge) if judge else (None, {})
     verdict = judgement.call_verdict(lines=lines, slots=report["slots"],
                                      accuracy=report["accuracy"], invented=invented,
                                      judged=judged, judge_missing=spoke and judge is None)
-    return {**fields, **verdict}, extra
+    return {**fields, **verdict}, usage
 
 
 def _llm_verdict(conversation: AgentConversation, lines: list[slots.Line],
-                 slug: str) -> tuple[dict, dict]:
+                 endpoint: ModelEndpoint) -> tuple[dict, dict]:
     from arena.llm import LLMError, complete_json
-    from arena.selectors import model_endpoint_by_slug
 
     scenario = conversation.scenario
     tools = "\n".join(f"{c.get('name')}: {c.get('result')}"
@@ -185,7 +191,7 @@ def _llm_verdict(conversation: AgentConversation, lines: list[slots.Line],
               f"The agent's instructions: {scenario.system_prompt}\n"
               f"Success criteria: {scenario.success_criteria}\nTool results: {tools}\n\n"
               f"Transcript:\n{slots.format_transcript(lines) or '(nothing was said)'}")
-    endpoint = dataclasses.replace(model_endpoint_by_slug(slug), system_prompt=JUDGE_SYSTEM)
+    endpoint = dataclasses.replace(endpoint, system_prompt=JUDGE_SYSTEM)
     try:
         result = aio.run(complete_json(endpoint, [{"role": "user", "content": prompt}],
                                        JUDGE_SCHEMA))

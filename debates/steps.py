@@ -1,30 +1,32 @@
-"""The debate engine: one step of the state machine per Celery task.
+"""The steps of a debate's state machine, each run by :func:`arena.steps.step_run`.
 
-:func:`debate_step_run` loads the step, does nothing if it is stale, finished or its debate
-is paused or over, claims it (platform step: lease and heartbeat while the model works),
-runs the step's work *outside* any transaction, then in one transaction saves the step (only
-if its generation is still current), writes what the step produced and creates the next
-step (:func:`debates.services.debate_next`). A task redelivered after its worker died
-either finds the step started over by the sweep (new generation) or finished, in which case
-it only makes sure the next step exists: nothing is ever written twice.
+A step starts only while its debate runs (a paused debate's step waits for the resume). Its
+work (a moderator's note, a turn streamed to the page, a fact-check, the judging) runs outside
+any transaction; then, in one transaction, the step is saved (only if its generation is
+still current), what it produced is written, and the debate moves on: the next step is
+created (:func:`debates.services.debate_next`), or the debate fails with the step's reason.
+A task redelivered after its step finished only makes sure the next step exists: nothing is
+ever written twice.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from django.db import transaction
 
 from arena import aio
 from arena.contests.leaks import leaked_identity
-from arena.llm import ChatMessage, LLMError, estimate_tokens, stream_chat
-from arena.queries import one_or_none
+from arena.llm import ChatMessage, LLMError, ModelEndpoint, estimate_tokens, stream_chat
+from arena.models import AIModel
 from arena.selectors import model_endpoint
-from arena.steps import FINISHED, StepStatus, release_database, step_claim, step_lease, step_save
+from arena.steps import StepResult, StepStatus, StepWork, step_run
 from arena.streaming import StreamRelay
 from debates import services
+from debates.evidence import SearchBackend
 from debates.factcheck import TurnReport, check_speech, factuality
 from debates.judging import JudgeResult, Speech, judge_both_orders
 from debates.lineup import fact_checker_for, judges_for
@@ -55,75 +57,82 @@ from debates.verdicts import debate_record_verdicts
 
 logger = logging.getLogger(__name__)
 
-UNEXPECTED_FAILURE = "The step failed because of an unexpected error."
 RUNNING_STATUSES = (DebateStatus.INITIALIZING, DebateStatus.IN_PROGRESS)
 TURN_EXTRA_TOKENS = 350  # room for <reflection> and <critique> besides the speech
 COMPACT_EXTRA_TOKENS = 40  # a compact turn is the speech alone
+EMPTY_SPEECH = "The debater sent an empty speech."
 
 
 @dataclass
-class Outcome:
-    """What a step produced: written, with the next step, in the step's transaction."""
+class Job:
+    """A loaded step: its kind's work and what that work needs."""
 
-    ok: bool
-    error: str = ""
-    write: Callable[[], None] | None = None
-    fields: dict = field(default_factory=dict)  # the step row's own columns
-    tokens: int = 0
-    cost_usd: float = 0.0
-    side: str = ""  # "a" / "b": whose tokens these are ("" = the judge's or checker's)
+    work: Callable[[Any], StepResult]
+    inputs: Any
+
+
+def debate_step_may_start(step_id) -> bool:
+    """Only while its debate runs: a paused debate's step is sent again by the resume."""
+    return DebateStep.objects.filter(pk=step_id, debate__status__in=RUNNING_STATUSES).exists()
+
+
+def debate_step_load(step_id) -> Job:
+    step = DebateStep.objects.select_related(
+        "debate", "debate__topic", "debate__model_a", "debate__model_b", "debate__persona_a",
+        "debate__persona_b", "debate__judge_model").get(pk=step_id)
+    load, work = KINDS[step.kind]
+    return Job(work=work, inputs=load(step, step.debate))
+
+
+def debate_step_work(job: Job) -> StepResult:
+    return job.work(job.inputs)
+
+
+def debate_step_advance(step: DebateStep) -> None:
+    """The next step, or the debate fails with the reason of the step that failed."""
+    logger.info("debate %s: %s %s", step.debate_id, step, step.status)
+    if step.status == StepStatus.DONE:
+        services.debate_next(debate_id=step.debate_id)
+    else:
+        services.debate_fail(debate_id=step.debate_id, reason=f"{step}: {step.error}".strip())
+
+
+STEP = StepWork(DebateStep, load=debate_step_load, work=debate_step_work,
+                advance=debate_step_advance, may_start=debate_step_may_start)
 
 
 def debate_step_run(*, step_id: str, generation: int) -> None:
-    step = one_or_none(DebateStep.objects.select_related(
-        "debate", "debate__topic", "debate__model_a", "debate__model_b", "debate__persona_a",
-        "debate__persona_b", "debate__judge_model").filter(pk=step_id))
-    if step is None or step.generation != generation:
-        return
-    debate = step.debate
-    if step.status in FINISHED:
-        services.debate_next(debate_id=debate.pk)  # a redelivered job: make sure it moved on
-        return
-    if debate.status not in RUNNING_STATUSES or not step_claim(DebateStep, step.pk, generation):
-        return  # paused (resume sends it again), over, or another job has it
-    release_database()
-    with step_lease(DebateStep, step.pk, generation):
-        try:
-            outcome = RUNNERS[step.kind](step, debate)
-        except Exception:
-            logger.exception("debate %s: step %s failed unexpectedly", debate.pk, step)
-            outcome = Outcome(ok=False, error=UNEXPECTED_FAILURE)
-    with transaction.atomic():
-        saved = step_save(DebateStep, step.pk, generation,
-                          status=StepStatus.DONE if outcome.ok else StepStatus.FAILED,
-                          error=outcome.error[:300], **outcome.fields)
-        if not saved:
-            return  # started over meanwhile: the newer job writes
-        if outcome.write is not None:
-            outcome.write()
-        services.debate_add_usage(debate_id=debate.pk, side=outcome.side,
-                                  tokens=outcome.tokens, cost_usd=outcome.cost_usd)
-        if outcome.ok:
-            services.debate_next(debate_id=debate.pk)
-        else:
-            services.debate_fail(debate_id=debate.pk,
-                                 reason=f"{step}: {outcome.error}".strip())
-    logger.info("debate %s: %s %s", debate.pk, step, "done" if outcome.ok else "failed")
+    step_run(STEP, step_id, generation)
+
+
+def _produced(debate_id, *, write: Callable[[], None] | None = None, tokens: int = 0,
+              cost_usd: float = 0.0, side: str = "") -> Callable[[], None]:
+    """What a step writes when it is saved: its rows and its usage (``side`` "a" / "b": whose
+    tokens these are; "" the judge's or the checker's)."""
+    def produced() -> None:
+        if write is not None:
+            write()
+        services.debate_add_usage(debate_id=debate_id, side=side, tokens=tokens,
+                                  cost_usd=cost_usd)
+    return produced
 
 
 # --- moderator -------------------------------------------------------------------------------
 
 
-def run_moderator(step: DebateStep, debate: Debate) -> Outcome:
+def moderator_load(step: DebateStep, debate: Debate) -> str:
+    """The moderator's words (nothing to ask a model)."""
     if step.round == 1:
-        note = (f"Welcome to the debate on the motion: \u201c{debate.topic.motion}\u201d. "
+        return (f"Welcome to the debate on the motion: \u201c{debate.topic.motion}\u201d. "
                 f"{debate.persona_of('pro').name} argues for, "
                 f"{debate.persona_of('con').name} against. {debate.rounds} round"
                 f"{'s' if debate.rounds != 1 else ''}, at most {debate.word_limit} words a "
                 f"turn{'; every claim is fact-checked' if debate.fact_checking else ''}.")
-    else:
-        note = f"Round {step.round} of {debate.rounds}. Pro speaks first."
-    return Outcome(ok=True, fields={"note": note})
+    return f"Round {step.round} of {debate.rounds}. Pro speaks first."
+
+
+def moderator_work(note: str) -> StepResult:
+    return StepResult(fields={"note": note})
 
 
 # --- turns -------------------------------------------------------------------------------------
@@ -195,15 +204,6 @@ def _compact_messages(debate: Debate, step: DebateStep, brief: SpeakerBrief,
                                      debate.word_limit)
 
 
-async def _stream_turn(relay: StreamRelay, endpoint, messages: list[ChatMessage], restart: bool):
-    if restart:
-        await relay.restart()
-    completion = await stream_chat(endpoint, messages, on_delta=relay.delta,
-                                   on_restart=relay.restart)
-    await relay.flush()
-    return completion
-
-
 def _full_messages(debate: Debate, step: DebateStep, brief: SpeakerBrief, model,
                    existing: DebateTurn | None, max_tokens: int) -> list[ChatMessage]:
     """A capable model's Reflect-Critique-Refine turn over the debate so far."""
@@ -216,7 +216,21 @@ def _full_messages(debate: Debate, step: DebateStep, brief: SpeakerBrief, model,
                              _false_findings(existing), debate.word_limit)
 
 
-def run_turn(step: DebateStep, debate: Debate) -> Outcome:
+@dataclass
+class TurnJob:
+    step: DebateStep
+    endpoint: ModelEndpoint
+    speaker: AIModel
+    messages: list[ChatMessage]
+    existing: DebateTurn | None  # the speech a strict-mode revision rewrites
+    relay: StreamRelay
+    word_limit: int
+    debaters: list[AIModel]
+    side: str
+    compact: bool  # an embedded small model's turn: the speech alone
+
+
+def turn_load(step: DebateStep, debate: Debate) -> TurnJob:
     endpoint, model = _turn_endpoint(debate, step.position)
     brief = _brief(debate, step)
     compact = model.is_local  # the embedded small models: the compact turn
@@ -226,22 +240,40 @@ def run_turn(step: DebateStep, debate: Debate) -> Outcome:
                 else _full_messages(debate, step, brief, model, existing, endpoint.max_tokens))
     if compact:
         endpoint = replace(endpoint, system_prompt=compact_system(brief))
-    relay = turn_relay(step)
+    return TurnJob(step=step, endpoint=endpoint, speaker=model, messages=messages,
+                   existing=existing, relay=turn_relay(step), word_limit=debate.word_limit,
+                   debaters=[debate.model_a, debate.model_b],
+                   side=debate.side_of(step.position), compact=compact)
+
+
+async def _stream_turn(relay: StreamRelay, endpoint, messages: list[ChatMessage], restart: bool):
+    if restart:
+        await relay.restart()
+    completion = await stream_chat(endpoint, messages, on_delta=relay.delta,
+                                   on_restart=relay.restart)
+    await relay.flush()
+    return completion
+
+
+def turn_work(job: TurnJob) -> StepResult:
+    step, relay = job.step, job.relay
+
+    def ended(event: str, **payload) -> Callable[[], None]:
+        return lambda: transaction.on_commit(lambda: aio.run(relay.finish(event, **payload)))
+
     try:
-        completion = aio.run(_stream_turn(relay, endpoint, messages,
+        completion = aio.run(_stream_turn(relay, job.endpoint, job.messages,
                                           restart=step.generation > 0 or step.revision > 0))
     except LLMError as exc:
-        aio.run(relay.finish("failed", error=exc.user_message))
-        return Outcome(ok=False, error=exc.user_message)
-    parsed = (parse_compact(completion.text, prompt=[endpoint.system_prompt,
-                                                     *(m["content"] for m in messages)])
-              if compact else parse_turn(completion.text))
-    speech, cut = cut_to_words(parsed.speech, debate.word_limit)
+        return StepResult(error=exc.user_message,
+                          write=ended("failed", error=exc.user_message))
+    parsed = (parse_compact(completion.text, prompt=[job.endpoint.system_prompt,
+                                                     *(m["content"] for m in job.messages)])
+              if job.compact else parse_turn(completion.text))
+    speech, cut = cut_to_words(parsed.speech, job.word_limit)
     if not speech.strip():
-        aio.run(relay.finish("failed", error="The debater sent an empty speech."))
-        return Outcome(ok=False, error="The debater sent an empty speech.")
-    others = [debate.model_a, debate.model_b]
-    leak = (leaked_identity([completion.text], others) or "")[:100]
+        return StepResult(error=EMPTY_SPEECH, write=ended("failed", error=EMPTY_SPEECH))
+    leak = (leaked_identity([completion.text], job.debaters) or "")[:100]
     fields = {"reflection": parsed.reflection, "critique": parsed.critique, "speech": speech,
               "raw": completion.text, "tags_missing": parsed.tags_missing,
               "cut_at_word_limit": cut, "names_model": leak,
@@ -249,27 +281,41 @@ def run_turn(step: DebateStep, debate: Debate) -> Outcome:
               "output_tokens": completion.output_tokens, "latency_ms": completion.latency_ms}
 
     def write() -> None:
-        if existing is None:
-            DebateTurn.objects.create(debate_id=debate.pk, round=step.round,
-                                      position=step.position, speaker=model, **fields)
+        if job.existing is None:
+            DebateTurn.objects.create(debate_id=step.debate_id, round=step.round,
+                                      position=step.position, speaker=job.speaker, **fields)
         else:
-            DebateTurn.objects.filter(pk=existing.pk).update(
-                revised=True, first_speech=existing.speech, **fields)
-        transaction.on_commit(lambda: aio.run(relay.finish("done")))
+            DebateTurn.objects.filter(pk=job.existing.pk).update(
+                revised=True, first_speech=job.existing.speech, **fields)
+        ended("done")()
 
-    return Outcome(ok=True, write=write, fields=step.usage_fields(completion),
-                   tokens=completion.input_tokens + completion.output_tokens,
-                   cost_usd=completion.cost_usd, side=debate.side_of(step.position))
+    return StepResult(fields=step.usage_fields(completion), write=_produced(
+        step.debate_id, write=write, tokens=completion.input_tokens + completion.output_tokens,
+        cost_usd=completion.cost_usd, side=job.side))
 
 
 # --- fact-checks --------------------------------------------------------------------------------
 
 
-def run_fact_check(step: DebateStep, debate: Debate) -> Outcome:
-    turn = DebateTurn.objects.get(debate=debate, round=step.round, position=step.position)
-    endpoint = model_endpoint(fact_checker_for(debate, step.position))
-    backend = search_backend()
-    report: TurnReport = aio.run(check_speech(endpoint, backend, turn.speech))
+@dataclass
+class FactCheckJob:
+    step: DebateStep
+    turn: DebateTurn
+    endpoint: ModelEndpoint
+    backend: SearchBackend
+
+
+def fact_check_load(step: DebateStep, debate: Debate) -> FactCheckJob:
+    return FactCheckJob(
+        step=step, turn=DebateTurn.objects.get(debate=debate, round=step.round,
+                                               position=step.position),
+        endpoint=model_endpoint(fact_checker_for(debate, step.position)),
+        backend=search_backend())
+
+
+def fact_check_work(job: FactCheckJob) -> StepResult:
+    step, turn, backend = job.step, job.turn, job.backend
+    report: TurnReport = aio.run(check_speech(job.endpoint, backend, turn.speech))
 
     def write() -> None:
         FactCheck.objects.filter(turn=turn, revision=step.revision).delete()
@@ -282,10 +328,10 @@ def run_fact_check(step: DebateStep, debate: Debate) -> Outcome:
             for r in report.results])
         score = factuality([r.verdict for r in report.results])
         DebateTurn.objects.filter(pk=turn.pk).update(factuality=score)
-        services.debate_factuality_refresh(debate_id=debate.pk)
+        services.debate_factuality_refresh(debate_id=step.debate_id)
 
-    return Outcome(ok=True, write=write, fields={"note": report.note[:1000]},
-                   tokens=report.tokens, cost_usd=report.cost_usd)
+    return StepResult(fields={"note": report.note[:1000]}, write=_produced(
+        step.debate_id, write=write, tokens=report.tokens, cost_usd=report.cost_usd))
 
 
 # --- judging ----------------------------------------------------------------------------------
@@ -303,35 +349,48 @@ def _fact_check_lines(debate: Debate) -> list[str]:
                 "turn__round", "turn__position", "claim", "verdict")]
 
 
-def run_judge(step: DebateStep, debate: Debate) -> Outcome:
-    speeches, checks = _speeches(debate), _fact_check_lines(debate)
-    judges = judges_for(debate)
+@dataclass
+class JudgeJob:
+    debate_id: Any
+    motion: str
+    speeches: list[Speech]
+    checks: list[str]
+    judges: list[tuple[str, Any]]  # (role, model)
+
+
+def judge_load(step: DebateStep, debate: Debate) -> JudgeJob:
+    return JudgeJob(debate_id=debate.pk, motion=debate.topic.motion, speeches=_speeches(debate),
+                    checks=_fact_check_lines(debate), judges=judges_for(debate))
+
+
+def judge_work(job: JudgeJob) -> StepResult:
     results: list[tuple[str, object, JudgeResult]] = []
-    for role, judge in judges:
+    for role, judge in job.judges:
         if role == "tiebreaker":
             continue
-        pair = aio.run(judge_both_orders(model_endpoint(judge), debate.topic.motion, speeches,
-                                         checks))
+        pair = aio.run(judge_both_orders(model_endpoint(judge), job.motion, job.speeches,
+                                         job.checks))
         results += [(role, judge, r) for r in pair]
         if all(r.winner for r in pair):
             break
-    tiebreaker = dict(judges).get("tiebreaker")
+    tiebreaker = dict(job.judges).get("tiebreaker")
     valid = [r for _, _, r in results if r.winner]
     if len(valid) >= 2 and valid[-1].winner != valid[-2].winner and tiebreaker is not None:
-        pair = aio.run(judge_both_orders(model_endpoint(tiebreaker), debate.topic.motion,
-                                         speeches, checks))
+        pair = aio.run(judge_both_orders(model_endpoint(tiebreaker), job.motion, job.speeches,
+                                         job.checks))
         results += [("tiebreaker", tiebreaker, r) for r in pair]
 
     def write() -> None:
-        debate_record_verdicts(debate_id=debate.pk, results=results)
+        debate_record_verdicts(debate_id=job.debate_id, results=results)
 
-    return Outcome(ok=True, write=write, tokens=sum(r.tokens for _, _, r in results),
-                   cost_usd=sum(r.cost_usd for _, _, r in results))
+    return StepResult(write=_produced(job.debate_id, write=write,
+                                      tokens=sum(r.tokens for _, _, r in results),
+                                      cost_usd=sum(r.cost_usd for _, _, r in results)))
 
 
-RUNNERS: dict[str, Callable[[DebateStep, Debate], Outcome]] = {
-    StepKind.MODERATOR: run_moderator,
-    StepKind.TURN: run_turn,
-    StepKind.FACT_CHECK: run_fact_check,
-    StepKind.JUDGE: run_judge,
+KINDS: dict[str, tuple[Callable[[DebateStep, Debate], Any], Callable[[Any], StepResult]]] = {
+    StepKind.MODERATOR: (moderator_load, moderator_work),
+    StepKind.TURN: (turn_load, turn_work),
+    StepKind.FACT_CHECK: (fact_check_load, fact_check_work),
+    StepKind.JUDGE: (judge_load, judge_work),
 }

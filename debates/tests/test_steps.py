@@ -1,11 +1,13 @@
-"""The debate state machine end to end: a real Celery worker, the fake provider, the local
-evidence store."""
+"""The debate state machine end to end: its steps run here as plain functions, in order
+(:class:`arena.testing.steps.StepSends`), against the fake provider and the local evidence
+store; pausing and cancelling a debate under way use a real Celery worker."""
 
 import pytest
 
 from arena.errors import RuleError
 from arena.steps import StepStatus
 from arena.testing.fake_providers import Behaviour
+from arena.testing.steps import StepSends
 from debates import services, verdicts
 from debates.judging import MAX_JUDGE_TRIES
 from debates.models import (
@@ -34,16 +36,41 @@ from debates.tests.debate_support import (
 EVERY_TRY = 2 * MAX_JUDGE_TRIES * 2
 
 
-@pytest.fixture
-def debate_setup(celery_worker, fake_openai, settings, monkeypatch):
+class DebateSetup(tuple):
+    """``(script, models, topic, (first persona, second persona))``; ``sends``: the steps
+    sent, to run here (None with a worker)."""
+
+    sends: StepSends | None = None
+
+
+def _setup(fake_openai, settings, monkeypatch, sends: StepSends | None) -> DebateSetup:  # noqa: ANN001
     quiet_rating_runs(monkeypatch)
     script = DebateScript()
     fake_openai.reply_text = script
     models = [make_model(fake_openai, slug) for slug in ("alpha-7b", "beta-3b", "gamma-1b")]
     settings.ARENA_DEBATE_JUDGE_MODEL = "gamma-1b"
     topic, first, second = library()
-    yield script, models, topic, (first, second)
+    setup = DebateSetup((script, models, topic, (first, second)))
+    setup.sends = sends
+    return setup
+
+
+@pytest.fixture
+def debate_setup(transactional_db, fake_openai, settings, monkeypatch, step_sends):
+    return _setup(fake_openai, settings, monkeypatch, step_sends)
+
+
+@pytest.fixture
+def worker_setup(celery_worker, fake_openai, settings, monkeypatch):
+    """For what needs a step under way: a debate runs on the worker meanwhile."""
+    yield _setup(fake_openai, settings, monkeypatch, None)
     wait_for(worker_idle)
+
+
+def finished(setup: DebateSetup, debate: Debate) -> Debate:
+    """The debate once every step it sent (and they sent) has run."""
+    setup.sends.run_sent()
+    return Debate.objects.get(pk=debate.pk)
 
 
 def start(setup, **kwargs):
@@ -57,7 +84,7 @@ def start(setup, **kwargs):
 class TestWholeDebate:
     def test_moderator_turns_fact_checks_and_judging_in_order(self, debate_setup):
         script, _, topic, _ = debate_setup
-        debate = wait_debate(start(debate_setup).pk)
+        debate = finished(debate_setup, start(debate_setup))
         assert debate.status == DebateStatus.COMPLETED, debate.error
         kinds = list(debate.steps.order_by("created_at").values_list("kind", "round",
                                                                       "position"))
@@ -90,7 +117,7 @@ class TestWholeDebate:
     def test_each_debater_sees_the_debate_so_far_with_its_persona_and_position(
             self, debate_setup):
         script, _, _, (first, second) = debate_setup
-        debate = wait_debate(start(debate_setup).pk)
+        debate = finished(debate_setup, start(debate_setup))
         pro_persona = debate.persona_of("pro").name
         con_persona = debate.persona_of("con").name
         con_round_1 = next(p for p in script.prompts if "Your Position: CON" in p
@@ -104,7 +131,7 @@ class TestWholeDebate:
 
     def test_no_fact_checking_skips_the_checks(self, debate_setup):
         script, *_ = debate_setup
-        debate = wait_debate(start(debate_setup, rounds=1, fact_checking=False).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1, fact_checking=False))
         assert debate.status == DebateStatus.COMPLETED
         assert not debate.steps.filter(kind=StepKind.FACT_CHECK).exists()
         assert not any(kind in ("extract", "verify") for kind, _ in script.seen)
@@ -115,7 +142,7 @@ class TestWholeDebate:
         long_speech = " ".join(f"Sentence number {i} is here." for i in range(40))
         script.turn_replies = {"pro-1": f"<speech>{long_speech}</speech>",
                                "con-1": "I just talk without any tags. It is fine."}
-        debate = wait_debate(start(debate_setup, rounds=1, word_limit=50).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1, word_limit=50))
         pro, con = debate.turns.get(position="pro"), debate.turns.get(position="con")
         assert pro.cut_at_word_limit and len(pro.speech.split()) <= 50
         assert pro.speech.endswith("is here.")
@@ -127,7 +154,7 @@ class TestStrictMode:
             self, debate_setup):
         script, *_ = debate_setup
         script.claims_of = {"pro-1": FALSE_CLAIM}
-        debate = wait_debate(start(debate_setup, rounds=1, strict_mode=True).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1, strict_mode=True))
         assert debate.status == DebateStatus.COMPLETED, debate.error
         pro = debate.turns.get(position="pro")
         assert pro.revised and FALSE_CLAIM in pro.first_speech
@@ -142,7 +169,7 @@ class TestStrictMode:
     def test_without_strict_mode_the_false_claim_stands_and_counts(self, debate_setup):
         script, *_ = debate_setup
         script.claims_of = {"pro-1": FALSE_CLAIM}
-        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1))
         pro = debate.turns.get(position="pro")
         assert not pro.revised and pro.factuality == 0.0
         assert debate.factuality == 0.5  # one false, one verified
@@ -152,7 +179,7 @@ class TestJudging:
     def test_disagreement_between_the_orders_is_a_tie(self, debate_setup):
         script, *_ = debate_setup
         script.judge_winners = {"gamma-1b-api": {"pro_first": "pro", "con_first": "con"}}
-        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1))
         assert debate.ai_winner == "tie" and debate.ai_consensus is False
         assert not debate.tiebreaker_used
 
@@ -163,7 +190,7 @@ class TestJudging:
         settings.ARENA_DEBATE_TIEBREAKER_MODEL = "delta-2b"
         script.judge_winners = {"gamma-1b-api": {"pro_first": "pro", "con_first": "con"},
                                 "delta-2b-api": {"pro_first": "con", "con_first": "con"}}
-        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1))
         assert debate.ai_winner == "con" and debate.tiebreaker_used
         roles = set(debate.evaluations.values_list("role", flat=True))
         assert roles == {"primary", "tiebreaker"}
@@ -174,7 +201,7 @@ class TestJudging:
         make_model(fake_openai, "delta-2b")  # the fallback: another model, not a debater
         script.judge_failures = {"gamma-1b-api": EVERY_TRY}
         script.judge_winners = {"delta-2b-api": {"pro_first": "con", "con_first": "con"}}
-        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1))
         primary = debate.evaluations.filter(role="primary")
         assert primary.count() == 2 and all(e.attempts == 3 and not e.winner for e in primary)
         fallback = debate.evaluations.filter(role="fallback")
@@ -186,7 +213,7 @@ class TestJudging:
         script, *_ = debate_setup
         make_model(fake_openai, "delta-2b")  # the fallback fails too
         script.judge_failures = {"gamma-1b-api": EVERY_TRY, "delta-2b-api": EVERY_TRY}
-        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1))
         assert debate.status == DebateStatus.COMPLETED
         assert debate.needs_review and not debate.ai_winner
         verdicts.debate_review_settle(debate_id=debate.pk, winner="con")
@@ -207,9 +234,9 @@ class TestJudging:
         AIModel.objects.filter(pk="gamma-1b").update(api_key_env="ARENA_TEST_UNSET_KEY")
         debate = start(debate_setup, rounds=1)
         assert debate.judge_model_id is None
-        wait_for(lambda: debate.turns.exists())
+        debate_setup.sends.run_sent(until=debate.turns.exists)
         crowd_vote(debate_id=debate.pk, session_key="bettor", choice="pro", wager=200)
-        debate = wait_debate(debate.pk)
+        debate = finished(debate_setup, debate)
         assert debate.status == DebateStatus.COMPLETED and not debate.needs_review
         assert not debate.ai_winner and not JudgeEvaluation.objects.filter(debate=debate)
         assert points_of("bettor") == 1000  # the stake came back
@@ -229,7 +256,7 @@ class TestFailuresAndControls:
             self, debate_setup, fake_openai):
         # The first speech is written; the second call is refused (400: not retried).
         fake_openai.script(Behaviour.ok(), Behaviour.status(400, "This model is switched off."))
-        debate = wait_debate(start(debate_setup, rounds=1, fact_checking=False).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1, fact_checking=False))
         assert debate.status == DebateStatus.FAILED
         assert debate.error.startswith("Turn 1 con: ")
         assert [(t.round, t.position) for t in debate.turns.all()] == [(1, "pro")]
@@ -237,8 +264,8 @@ class TestFailuresAndControls:
         assert failed.error and failed.kind == StepKind.TURN and failed.position == "con"
         assert not debate.steps.filter(kind=StepKind.JUDGE).exists()
 
-    def test_pause_stops_after_the_current_step_and_resume_goes_on(self, debate_setup):
-        debate = start(debate_setup, rounds=1, fact_checking=False)
+    def test_pause_stops_after_the_current_step_and_resume_goes_on(self, worker_setup):
+        debate = start(worker_setup, rounds=1, fact_checking=False)
         services.debate_pause(debate_id=debate.pk, session_key="owner-session")
         wait_for(worker_idle)
         paused = Debate.objects.get(pk=debate.pk)
@@ -251,8 +278,8 @@ class TestFailuresAndControls:
         assert debate.steps.count() > steps_while_paused
 
     def test_only_the_owner_controls_and_a_cancelled_debate_keeps_its_turns(self,
-                                                                            debate_setup):
-        debate = start(debate_setup, rounds=1, fact_checking=False)
+                                                                            worker_setup):
+        debate = start(worker_setup, rounds=1, fact_checking=False)
         with pytest.raises(RuleError) as raised:
             services.debate_pause(debate_id=debate.pk, session_key="someone-else")
         assert raised.value.status == 403
@@ -268,9 +295,9 @@ class TestFailuresAndControls:
     def test_a_redelivered_step_writes_nothing_twice(self, debate_setup):
         """The job of a finished step runs again (a redelivery): no second turn, no second
         next step."""
-        from debates.engine import debate_step_run
+        from debates.steps import debate_step_run
 
-        debate = wait_debate(start(debate_setup, rounds=1, fact_checking=False).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1, fact_checking=False))
         steps = debate.steps.count()
         for step in debate.steps.all():
             debate_step_run(step_id=str(step.pk), generation=step.generation)
@@ -301,7 +328,7 @@ class TestConfiguration:
     def test_the_view_hides_the_models_until_the_viewer_votes_or_reveals(self, debate_setup):
         from debates.crowd import crowd_reveal
 
-        debate = wait_debate(start(debate_setup, rounds=1, fact_checking=False).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1, fact_checking=False))
         view = debate_view(debate=debate, session_key="viewer")
         assert all(s.model_name is None for s in view.sides.values())
         assert view.judge_name is None
@@ -309,13 +336,6 @@ class TestConfiguration:
         view = debate_view(debate=debate, session_key="viewer")
         assert {s.model_id for s in view.sides.values()} == {"alpha-7b", "beta-3b"}
         assert view.viewer_vote is None and view.revealed
-
-
-@pytest.mark.django_db
-def test_debate_step_rows_are_platform_steps():
-    from arena.steps import step_models
-
-    assert DebateStep in step_models()
 
 
 def test_a_debate_fact_checked_through_tavily(debate_setup, settings, monkeypatch):
@@ -328,7 +348,7 @@ def test_a_debate_fact_checked_through_tavily(debate_setup, settings, monkeypatc
         settings.TAVILY_BASE_URL = tavily.base_url
         monkeypatch.setenv("TAVILY_API_KEY", tavily.api_key)
         tavily.script(500)  # the first search fails: that claim is unverifiable, not lost
-        debate = wait_debate(start(debate_setup, rounds=1).pk)
+        debate = finished(debate_setup, start(debate_setup, rounds=1))
     checks = FactCheck.objects.filter(turn__debate=debate).order_by("created_at")
     assert debate.status == DebateStatus.COMPLETED
     assert [c.backend for c in checks] == ["tavily", "tavily"]
@@ -338,3 +358,22 @@ def test_a_debate_fact_checked_through_tavily(debate_setup, settings, monkeypatc
     assert next(c for c in checks if c.verdict == "verified").evidence[0]["url"] == \
         "https://unfccc.int/paris"
     assert len(tavily.requests) == 2
+
+
+@pytest.mark.django_db
+def test_a_paused_debates_step_waits_unclaimed_and_runs_once_resumed(step_sends):
+    """The check before the claim: a step sent while its debate is paused is not started."""
+    from debates.steps import debate_step_run
+    from debates.tests.debate_support import debate_row
+
+    debate = debate_row(rounds=2, session_key="owner")
+    step = DebateStep.objects.create(debate=debate, kind=StepKind.MODERATOR, round=2)
+    services.debate_pause(debate_id=debate.pk, session_key="owner")
+    debate_step_run(step_id=str(step.pk), generation=0)
+    step.refresh_from_db()
+    assert step.status == StepStatus.PENDING and step.lease_expires_at is None
+    services.debate_resume(debate_id=debate.pk, session_key="owner")
+    debate_step_run(step_id=str(step.pk), generation=0)
+    step.refresh_from_db()
+    assert step.status == StepStatus.DONE and step.note.startswith("Round 2 of 2.")
+    assert debate.steps.filter(kind=StepKind.TURN, round=2, position="pro").exists()
