@@ -45,6 +45,7 @@ class AnswerOut(Schema):
     latency_ms: int | None
     output_tokens: int | None
     names_model: str | None
+    cut_at_limit: bool = False  # stopped at the model's length limit: the rest is missing
 
 
 class ShownOut(Schema):

@@ -193,6 +193,8 @@ class PanelAnswer(Step):
         max_length=100, blank=True,
         help_text="An identifying term of a model found in the answer (kept; judges may see it).",
     )
+    cut_at_limit = models.BooleanField(
+        default=False, help_text="The model stopped at its length limit: the rest is missing.")
 
     class Meta:
         db_table = "battles_panelanswer"  # kept from when panels lived in battles

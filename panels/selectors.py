@@ -208,7 +208,8 @@ def panel_payload(view: PanelView) -> dict:
         "answers": [
             {"model_id": a.model_id, "name": a.model.name, "status": a.status, "text": a.text,
              "error": a.error or None, "latency_ms": a.latency_ms,
-             "output_tokens": a.output_tokens, "names_model": a.names_model or None}
+             "output_tokens": a.output_tokens, "names_model": a.names_model or None,
+             "cut_at_limit": a.cut_at_limit}
             for a in view.answers
         ],
         "rankings": [

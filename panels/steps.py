@@ -90,6 +90,7 @@ def answer_work(job: AnswerJob) -> StepResult:
     return StepResult(fields={
         "text": completion.text,
         "names_model": (leaked_identity([completion.text], job.participants) or "")[:100],
+        "cut_at_limit": completion.cut_at_limit,
         **PanelAnswer().usage_fields(completion),
     })
 

@@ -218,3 +218,23 @@ def test_answers_are_asked_concurrently(celery_worker, fake_openai, fake_anthrop
     fake_openai.reply_text = fake_anthropic.reply_text = reply
     panel = wait_finished(services.panel_create(question=QUESTION).id)
     assert panel.status == PanelStatus.DONE and not barrier.broken
+
+
+def test_an_answer_cut_at_the_length_limit_says_so_on_the_page_and_in_the_api(step_sends,
+                                                                               panel_models):
+    """The panel showed a local model's answer stopped mid-word at its 256 tokens without a
+    word of it."""
+    from django.test import Client
+
+    from arena.models import AIModel
+
+    AIModel.objects.filter(pk="beta-3b").update(max_tokens=3)
+    panel = run(step_sends)
+    cut = PanelAnswer.objects.get(panel=panel, model_id="beta-3b")
+    assert cut.cut_at_limit and cut.output_tokens == 3
+    assert not PanelAnswer.objects.get(panel=panel, model_id="alpha-7b").cut_at_limit
+    data = panel_payload(panel_view(panel=panel_get(panel_id=panel.id)))
+    assert {a["model_id"]: a["cut_at_limit"] for a in data["answers"]}["beta-3b"] is True
+    page = Client().get(f"/panel/{panel.id}/").content.decode()
+    assert 'data-testid="cut-beta-3b"' in page and "Stopped at the length limit (3 tokens)" in page
+    assert 'data-testid="cut-alpha-7b"' not in page
