@@ -92,7 +92,8 @@ COMPACT_REVISION = ("That speech stated something false: {findings} Give the spe
 _ECHOED_OPPONENT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:your )?opponent\b[^:\n]{0,40}:.*$\n?",
                               re.IGNORECASE | re.MULTILINE)
 _ECHO = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:(?:your )?(?:opponent|speech|you|pro|con|"
-                   r"round \d+|rebuttal|opening|closing)[^:\n]{0,40}:|\*\*[^*\n]{1,40}:\*\*)\s*",
+                   r"round \d+|rebuttal|opening|closing|(?:(?:one more |two )?reasons? )?"
+                   r"(?:for|against) the motion)[^:\n]{0,40}:|\*\*[^*\n]{1,40}:\*\*)\s*",
                    re.IGNORECASE | re.MULTILINE)
 
 REVISION_PROMPT = """A fact-checker found a false claim in your speech:

@@ -105,6 +105,8 @@ class TestCompactTurn:
         ("1. Cars help. They are fast.\n2. Cars help. They are safe.\n10.",
          "Cars help. They are fast. They are safe."),
         ("Open the debate: give two reasons for the motion. Cars are bad.", "Cars are bad."),
+        ("Reason against the motion: The discussion should focus on health.",
+         "The discussion should focus on health."),
     ])
     def test_the_reply_is_one_paragraph_without_what_was_echoed_or_repeated(self, reply, speech):
         prompt = ["Open the debate: give two reasons for the motion."]
