@@ -52,7 +52,8 @@ def _board(name: str, title: str, description: str, order: int,
         votes.annotate(winner=WINNER), pair=PAIR, name=name, title=title,
         description=description, contests=AgentBattle.objects.all(),
         export={"battle_id": "battle_id"}, subjects=_subjects,
-        signal=agent_vote_recorded, outcome_from_signal=from_signal, order=order))
+        signal=agent_vote_recorded, outcome_from_signal=from_signal, order=order,
+        play=("Start a voice battle", "/voice/")))
 
 
 AGENT_BOARD = _board(

@@ -42,7 +42,7 @@ def _board(name: str, field: str, verdict: str, title: str, description: str, or
         contests=Debate.objects.filter(status=DebateStatus.COMPLETED),
         export={"debate_id": "pk"}, signal=debate_verdict_recorded,
         outcome_from_signal=from_signal, section="debates.standings.debate_section",
-        order=order))
+        order=order, play=("Start a debate", "/debates/new/")))
 
 
 DEBATE_CROWD_BOARD = _board(

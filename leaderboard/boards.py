@@ -118,6 +118,8 @@ class Board:
     outcome_from_signal: Callable[..., OrderedRow | None] | None = None
     section: str | None = None
     order: int = 100  # tab order on the page, lowest first
+    # Where a person adds to this board, as (label, URL): an empty board's way in.
+    play: tuple[str, str] = ("Start a battle", "/battle/")
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("-", "").replace("_", "").isalnum():

@@ -52,5 +52,6 @@ PANEL_BOARD = register_board(
         signal=panel_outcome_recorded,
         outcome_from_signal=outcome_from_signal,
         order=20,
+        play=("Ask the panel", "/panel/"),
     )
 )

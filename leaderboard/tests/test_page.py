@@ -103,3 +103,4 @@ def test_a_first_vote_reads_as_one_vote_and_explains_why_nobody_is_ranked():
     assert "provisional below" in empty
     filtered = Client().get("/leaderboard/", {"q": "zzz"}).content.decode()
     assert "No rated model matches these filters." in filtered
+
