@@ -34,8 +34,28 @@ REPLY_TOKENS = 80
 HISTORY_MESSAGES = 12
 LEAD_FRAMES = 3  # sent ahead of real time, so network jitter never starves the player
 PREROLL_FRAMES = 15  # 300 ms kept before the caller's speech is detected
+# A pause this long starts transcribing what was said: if the turn then ends (600 ms of
+# silence), the words are ready; if the caller goes on, the guess is dropped.
+GUESS_AFTER_MS = 200
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+CLAUSE_END = re.compile(r"(?<=[.!?,;:])\s+")
+FIRST_PIECE_WORDS = 3
 MODEL_FAILED = "The agent's language model failed: {reason}"
+
+
+def ready_pieces(text: str, *, first: bool) -> tuple[list[str], str]:
+    """The pieces of a streamed reply ready to be spoken, and what is left to wait for: whole
+    sentences, and for the reply's first piece already its first clause of a few words, so
+    the caller hears the answer begin while the model writes the rest of that sentence."""
+    if first:
+        for match in CLAUSE_END.finditer(text):
+            head = text[:match.start()]
+            if len(head.split()) >= FIRST_PIECE_WORDS:
+                rest, more = ready_pieces(text[match.end():], first=False)
+                return [head, *rest], more
+        return [], text
+    *sentences, rest = SENTENCE_END.split(text)
+    return sentences, rest
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +87,9 @@ class LocalCascadeAdapter(AgentAdapter):
         self._play_until = 0.0
         self._speaking = False
         self._warming: asyncio.Future | None = None
+        # A transcription started during the caller's pause: (bytes of the utterance it
+        # read, the task), dropped when the caller speaks again.
+        self._guess: tuple[int, asyncio.Future] | None = None
 
     async def start(self) -> None:
         from agents.speech.stt import stt_problem, warm_up
@@ -104,9 +127,27 @@ class LocalCascadeAdapter(AgentAdapter):
             self._utterance.extend(pcm)
         else:
             self._preroll.append(pcm)
+        self._guess_on_pause()
         if "end" in events:
             heard, self._utterance = bytes(self._utterance), bytearray()
-            self._reply = asyncio.create_task(self._answer(heard))
+            guess, self._guess = self._guess, None
+            self._reply = asyncio.create_task(self._answer(heard, guess and guess[1]))
+
+    def _guess_on_pause(self) -> None:
+        """Start transcribing at a pause (:data:`GUESS_AFTER_MS`), so that the words are
+        ready when the turn ends; a guess made before the caller spoke again is dropped."""
+        from agents.speech.stt import transcribe
+
+        endpointer = self._endpointer
+        if not endpointer.speaking:
+            return
+        if endpointer.quiet_ms == 0:
+            self._guess = None  # speaking: a guess read less than will be said
+        elif endpointer.quiet_ms >= GUESS_AFTER_MS and self._guess is None and (
+                self._warming is None or self._warming.done()):
+            heard = bytes(self._utterance)
+            self._guess = (len(heard), asyncio.ensure_future(
+                asyncio.to_thread(transcribe, heard)))
 
     async def end(self) -> None:
         for task in (self._reply, self._speaker):
@@ -163,15 +204,16 @@ class LocalCascadeAdapter(AgentAdapter):
 
     # -- thinking -----------------------------------------------------------------------
 
-    async def _answer(self, heard: bytes) -> None:
+    async def _answer(self, heard: bytes, guess: asyncio.Future | None = None) -> None:
         from agents.speech.stt import transcribe
 
+        self.emit(AgentStatus("thinking"))  # at once: the badge never waits on the warm-up
         if self._warming is not None:
             await asyncio.wait([self._warming])  # a failed warm-up fails where it is used
         from arena.llm import LLMError, stream_chat
 
-        self.emit(AgentStatus("thinking"))
-        text = await asyncio.to_thread(transcribe, heard)
+        # The pause's guess read the same words (only silence came after it).
+        text = await guess if guess is not None else await asyncio.to_thread(transcribe, heard)
         if not text:
             self.emit(AgentStatus("listening"))
             return
@@ -184,7 +226,7 @@ class LocalCascadeAdapter(AgentAdapter):
         def on_delta(delta: str) -> None:
             nonlocal pending
             pending += delta
-            *sentences, pending = SENTENCE_END.split(pending)
+            sentences, pending = ready_pieces(pending, first=not spoken)
             for sentence in sentences:
                 if sentence.strip():
                     spoken.append(sentence.strip())

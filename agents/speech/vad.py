@@ -132,6 +132,11 @@ class Endpointer:
         self._voiced = 0
         self._quiet = 0
 
+    @property
+    def quiet_ms(self) -> float:
+        """How long the caller has been silent, so far (0 while they speak)."""
+        return self._quiet * WINDOW_SECONDS * 1000
+
     def feed(self, pcm: bytes) -> list[str]:
         self._pending = np.concatenate([self._pending, to_float(pcm)])
         events = []

@@ -276,3 +276,48 @@ async def test_the_caller_talking_over_the_agent_stops_its_audio(fake_openai):
     # until the agent answered what the caller said.
     assert statuses["interrupted"] < greeting - 25
     assert statuses["interrupted"] == statuses["thinking"] == heard_user
+
+
+async def test_a_pause_inside_the_callers_turn_loses_none_of_it(fake_openai):
+    """The agent starts transcribing at a pause, so its answer begins sooner; when the
+    caller goes on after the pause, that early guess is dropped and the whole turn is heard,
+    and the badge says "thinking" from the end of the turn."""
+    from agents.speech.audio import silence
+
+    key, battle = await database_sync_to_async(_setup)(fake_openai)
+    client = communicator(battle.pk, "a", key)
+    connected, _ = await client.connect()
+    assert connected
+    heard = Heard()
+    await listen_until(client, heard, lambda h: h.of("started"))
+    microphone = Microphone(client)
+    microphone.start()
+    await listen_until(client, heard, lambda h: any(
+        e.get("state") == "listening" for e in h.of("status")))
+    # 400 ms of quiet inside the turn: past the guess (200 ms), short of its end (600 ms).
+    microphone.say(speech("I would like a haircut.") + silence(400)
+                   + speech("My name is John Smith."))
+    await listen_until(client, heard, lambda h: any(
+        e["role"] == "agent" for e in h.of("transcript")[1:]) and h.of("status")[-1].get(
+        "state") == "listening")
+    [line] = [e["text"] for e in heard.of("transcript") if e["role"] == "user"]
+    assert "haircut" in line.lower() and "smith" in line.lower()
+    states = [e.get("state") for e in heard.of("status")]
+    assert "thinking" in states[states.index("listening"):]
+    await microphone.stop()
+    await client.disconnect()
+
+
+@pytest.mark.parametrize(("text", "first", "pieces", "rest"), [
+    ("Sure, I can book that for you. Then", True, ["Sure, I can book that for you."], "Then"),
+    ("Of course, Tuesday at three works, and", True, ["Of course, Tuesday at three works,"],
+     "and"),
+    ("Hi! Yes, I can", True, [], "Hi! Yes, I can"),  # wait for a clause of three words
+    ("Of course, Tuesday at three works, and", False, [],
+     "Of course, Tuesday at three works, and"),  # later: whole sentences only
+    ("Okay. That is booked. Anything", False, ["Okay.", "That is booked."], "Anything"),
+])
+def test_a_reply_is_spoken_from_its_first_clause_then_by_sentences(text, first, pieces, rest):
+    from agents.adapters.local import ready_pieces
+
+    assert ready_pieces(text, first=first) == (pieces, rest)
