@@ -162,6 +162,9 @@ class Debate(models.Model):
     fact_checking = models.BooleanField(default=True)
     strict_mode = models.BooleanField(default=False)
     is_listed = models.BooleanField(default=True)
+    chosen = models.BooleanField(
+        default=False, help_text="Its creator chose a model or a persona, so knows who is who: "
+                                 "the creator's own vote never counts.")
     judge_model = models.ForeignKey(AIModel, on_delete=models.PROTECT, null=True, blank=True,
                                     related_name="+", help_text="Primary judge.")
     ai_winner = models.CharField(max_length=3, choices=DebateWinner.choices, blank=True)

@@ -264,9 +264,10 @@ def turn_work(job: TurnJob) -> StepResult:
     try:
         completion = aio.run(_stream_turn(relay, job.endpoint, job.messages,
                                           restart=step.generation > 0 or step.revision > 0))
-    except LLMError as exc:
-        return StepResult(error=exc.user_message,
-                          write=ended("failed", error=exc.user_message))
+    except LLMError as exc:  # said to every viewer: the same words for either side
+        logger.warning("debate %s: %s failed: %s", step.debate_id, step, exc.user_message)
+        return StepResult(error=exc.blind_message,
+                          write=ended("failed", error=exc.blind_message))
     parsed = (parse_compact(completion.text, prompt=[job.endpoint.system_prompt,
                                                      *(m["content"] for m in job.messages)])
               if job.compact else parse_turn(completion.text))
