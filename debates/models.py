@@ -304,7 +304,8 @@ class DebateTurn(models.Model):
         default=False, help_text="The reply lacked the <speech> tag: all of it is the speech.")
     cut_at_word_limit = models.BooleanField(default=False)
     names_model = models.CharField(max_length=100, blank=True,
-                                   help_text="A model the reply named (identity leak): the "
+                                   help_text="A model the debate names with this reply (the "
+                                   "motion and every speech so far: an identity leak): the "
                                    "debate's crowd result does not count.")
     revised = models.BooleanField(default=False,
                                   help_text="Strict mode sent it back once for a false claim.")

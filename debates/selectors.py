@@ -164,6 +164,11 @@ class DebateView:
         return any(r["turns"] for r in self.rounds)
 
     @property
+    def names_model(self) -> bool:
+        """A speech named a model (with the motion and the speeches before it)."""
+        return any(t.turn.names_model for r in self.rounds for t in r["turns"])
+
+    @property
     def judge_name(self) -> str | None:
         """Named only once the viewer sees the debaters too (a judge may be one of them)."""
         judge = self.debate.judge_model

@@ -226,6 +226,7 @@ class TurnJob:
     relay: StreamRelay
     word_limit: int
     debaters: list[AIModel]
+    heard: list[str]  # the debate as it reads without this speech: the motion, the others
     side: str
     compact: bool  # an embedded small model's turn: the speech alone
 
@@ -243,6 +244,9 @@ def turn_load(step: DebateStep, debate: Debate) -> TurnJob:
     return TurnJob(step=step, endpoint=endpoint, speaker=model, messages=messages,
                    existing=existing, relay=turn_relay(step), word_limit=debate.word_limit,
                    debaters=[debate.model_a, debate.model_b],
+                   heard=[debate.topic.motion, *DebateTurn.objects.filter(debate=debate).exclude(
+                       round=step.round, position=step.position).values_list("speech",
+                                                                              flat=True)],
                    side=debate.side_of(step.position), compact=compact)
 
 
@@ -274,7 +278,7 @@ def turn_work(job: TurnJob) -> StepResult:
     speech, cut = cut_to_words(parsed.speech, job.word_limit)
     if not speech.strip():
         return StepResult(error=EMPTY_SPEECH, write=ended("failed", error=EMPTY_SPEECH))
-    leak = (leaked_identity([completion.text], job.debaters) or "")[:100]
+    leak = (leaked_identity([*job.heard, completion.text], job.debaters) or "")[:100]
     fields = {"reflection": parsed.reflection, "critique": parsed.critique, "speech": speech,
               "raw": completion.text, "tags_missing": parsed.tags_missing,
               "cut_at_word_limit": cut, "names_model": leak,
