@@ -70,23 +70,25 @@ class SessionStore(db.SessionStore):
     def _get_new_session_key(self) -> str:
         return get_random_string(32, base.VALID_KEY_CHARS)
 
+    def cycle_key(self) -> None:
+        """A new key, the data kept (Django's), and every row the old key owned moved to
+        it (each mode's ``session_fields``): Django's ``login`` calls this too."""
+        with transaction.atomic():
+            old = self.session_key
+            super().cycle_key()
+            if old:
+                for model, field in _session_fields():
+                    model.objects.filter(**{field: old}).update(**{field: self.session_key})
+
 
 def session_rotate(request: HttpRequest) -> str:
     """Give the visitor's session a new key, its data and rows kept; the new key.
 
-    What a sign-in calls (``request.session.cycle_key()``, as Django's ``login`` does), so
-    a key anyone else may have known before stops working at that moment. Every row the old
-    key owned moves to the new one (each mode's ``session_fields``), so the person keeps
-    their battles, votes and points."""
-    session = request.session
-    with transaction.atomic():
-        old = session.session_key
-        session.cycle_key()
-        new = session.session_key
-        if old:
-            for model, field in _session_fields():
-                model.objects.filter(**{field: old}).update(**{field: new})
-    return new
+    What a sign-in calls (as Django's ``login`` does), so a key anyone else may have known
+    before stops working at that moment, and the person keeps their battles, votes and
+    points."""
+    request.session.cycle_key()
+    return request.session.session_key
 
 
 def _session_fields() -> list[tuple[type, str]]:

@@ -152,3 +152,15 @@ async def test_under_daphnes_handler_a_planted_key_costs_no_query_on_the_event_l
         (b"host", b"127.0.0.1"), (b"cookie", f"{COOKIE}={PLANTED}".encode())])
     answer = await communicator.get_response(timeout=30)
     assert answer["status"] == status, answer["body"][:500]
+
+
+def test_djangos_own_login_rotates_the_key_and_keeps_the_visitors_rows(django_user_model):
+    old = visitor_session_key()
+    ThreadFactory(session_key=old, title="before signing in")
+    person = carrying(old)
+    person.force_login(django_user_model.objects.create_user("pat", password="pw-123456"))
+    new = person.cookies[COOKIE].value
+    assert new != old
+    assert [s["title"] for s in person.get("/api/sessions").json()["sessions"]] == [
+        "before signing in"]
+    assert carrying(old).get("/api/sessions").json()["count"] == 0
