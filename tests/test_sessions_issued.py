@@ -164,3 +164,20 @@ def test_djangos_own_login_rotates_the_key_and_keeps_the_visitors_rows(django_us
     assert [s["title"] for s in person.get("/api/sessions").json()["sessions"]] == [
         "before signing in"]
     assert carrying(old).get("/api/sessions").json()["count"] == 0
+
+
+def test_a_planted_key_neither_votes_nor_wagers_in_the_visitors_name():
+    from debates.models import CrowdVote, PointsAccount
+    from debates.tests.debate_support import debate_row
+
+    debate = debate_row()
+    victim = carrying(PLANTED)
+    voted = post(victim, "/api/debate/vote", {"debate_id": str(debate.pk), "choice": "pro",
+                                              "wager": 300})
+    assert voted.status_code == 200, voted.content
+    issued = voted.cookies[COOKIE].value
+    assert CrowdVote.objects.get().session_key == issued != PLANTED
+    assert not PointsAccount.objects.filter(session_key=PLANTED).exists()
+    seen = carrying(PLANTED).get(f"/api/debates/{debate.pk}").json()
+    assert seen["your_vote"] is None and seen["your_points"] is None
+    assert victim.get(f"/api/debates/{debate.pk}").json()["your_points"] == 700
