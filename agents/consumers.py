@@ -17,7 +17,8 @@ from agents.proxy import CALLER_ENDED, CALLER_LEFT, CallSession
 from arena.errors import RuleError
 
 
-def _open(*, battle_id: str, label: str, session_key: str | None):
+def _open(*, battle_id: str, label: str, session):
+    """In a thread: reading the session's key vets it against the session table."""
     from agents import services
     from agents.adapters import adapter_for
     from agents.adapters.base import AgentUnavailable, UnavailableAdapter
@@ -25,7 +26,7 @@ def _open(*, battle_id: str, label: str, session_key: str | None):
 
     conversation = services.conversation_open(
         battle_id=parse_uuid(battle_id), label=label,
-        session_key=session_key)
+        session_key=session.session_key if session is not None else None)
     try:
         adapter = adapter_for(conversation.agent_config, conversation.scenario)
     except AgentUnavailable as exc:
@@ -38,13 +39,12 @@ class AgentStreamConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         await self.accept()
-        session = self.scope.get("session")
         query = parse_qs(self.scope.get("query_string", b"").decode())
         try:
             conversation, adapter = await database_sync_to_async(_open)(
                 battle_id=self.scope["url_route"]["kwargs"]["battle_id"],
                 label=(query.get("agent") or [""])[0].lower(),
-                session_key=session.session_key if session is not None else None)
+                session=self.scope.get("session"))
         except RuleError as exc:
             await self.send(text_data=json.dumps({"type": "error", "detail": exc.message,
                                                   "status": exc.status}))

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from agents.adapters import agent_problem
-from agents.integrity import COUNTED_VOTES
+from agents.integrity import COUNTED_VOTES, NAMES_AN_AGENT, battle_leak
 from agents.models import (
     SUB_DIMENSIONS,
     AgentBattle,
@@ -224,10 +224,14 @@ def battle_vote(*, battle_id, session_key: str | None, overall: str,
     def record(battle: AgentBattle) -> AgentVote:
         battle.status = BattleStatus.VOTED
         battle.save(update_fields=["status"])
+        leaked = battle_leak(battle)
+        eligibility = ({"counts_for_rating": False,
+                        "exclusion_reason": NAMES_AN_AGENT.format(term=leaked)} if leaked
+                       else COUNTED_VOTES.eligibility(session_key=session_key or "",
+                                                      voter=voter))
         vote = AgentVote.objects.create(
             battle=battle, session_key=session_key, overall=overall, sub_votes_json=votes,
-            voter=voter, **COUNTED_VOTES.eligibility(session_key=session_key or "",
-                                                     voter=voter))
+            voter=voter, **eligibility)
         evaluation_advance(battle_id=battle.pk)
         return vote
 

@@ -15,20 +15,26 @@ from ninja import NinjaAPI, Router, Schema
 from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 
+from arena.api_writes import document, guard_write
 from arena.errors import RuleError, api_rule_error
 from arena.inputs import check_storable
 from arena.modes import modes
 
 BODY_TOO_LARGE = ("The request body is larger than the {limit:,} bytes the API accepts: send "
                   "less text.")
+BODY_NOT_OBJECT = "The body must be a JSON object, {\"name\": value, ...}."
 
 
 class StorableJsonParser(Parser):
-    """JSON bodies whose every string and key a database can keep: a NUL byte or a lone
-    surrogate anywhere is a 400 naming where it is, before any mode sees the payload."""
+    """JSON objects whose every string and key a database can keep: a NUL byte or a lone
+    surrogate anywhere is a 400 naming where it is, before any mode sees the payload; any
+    other JSON value is a 422 (a ninja Schema reads a list or a number as an object whose
+    fields all take their defaults: ``[null, null]`` started a debate)."""
 
     def parse_body(self, request: HttpRequest):
         data = json.loads(request.body)
+        if not isinstance(data, dict):
+            raise RuleError(BODY_NOT_OBJECT, status=422)
         _check_strings(data, "")
         return data
 
@@ -45,11 +51,32 @@ def _check_strings(value, where: str) -> None:  # noqa: ANN001 - any decoded JSO
             _check_strings(item, f"{where}[{index}]")
 
 
+def _platform_rules(api: NinjaAPI):
+    """A view decorator for every operation of ``api``: writes are guarded
+    (:func:`arena.api_writes.guard_write`), and what the platform answers before any
+    operation runs is documented on it: a NUL byte or a lone surrogate in a path or query
+    parameter is a 400 (:class:`arena.middleware.RejectUnstorableInput`), a query parameter
+    or body ninja cannot validate a 422."""
+
+    def decorate(run):  # noqa: ANN001, ANN202 - ninja hands over the operation's bound run
+        operation = run.__self__
+        sources = {model.__ninja_param_source__ for model in operation.models}
+        if sources & {"path", "query"}:
+            document(operation, 400)
+        if sources & {"query", "body"}:
+            document(operation, 422)
+        return guard_write(api, operation, run)
+
+    return decorate
+
+
 def answer_errors_as_detail(api: NinjaAPI) -> NinjaAPI:
-    """Install the platform's error answers on a NinjaAPI: a broken rule, a validation error,
-    a body that cannot be parsed or stored and one too large all become
+    """Install the platform's rules and error answers on a NinjaAPI: writes only from the
+    site and only as JSON (:mod:`arena.api_writes`: 403, 415); a broken rule, a validation
+    error, a body that cannot be parsed or stored and one too large all become
     ``{"detail": "..."}`` (validation: 422 naming each field; too large: 413)."""
     api.parser = StorableJsonParser()
+    api.add_decorator(_platform_rules(api), mode="view")
 
     @api.exception_handler(RuleError)
     def rule_error(request: HttpRequest, exc: RuleError):

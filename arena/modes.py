@@ -62,6 +62,9 @@ class Mode:
     root_urls: str | None = None  # URLconf mounted at the site root (a seed's own paths)
     # dotted path of its votes' arena.contests.counting.CountedVotes (the integrity sweep's)
     counted_votes: str | None = None
+    # "app_label.Model.field" of every column holding a visitor's session key: moved to the
+    # new key when the session's key is rotated (arena.sessions.session_rotate)
+    session_fields: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.path.endswith("/") or self.path.startswith("/"):

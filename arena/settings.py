@@ -141,7 +141,8 @@ MIDDLEWARE = [
 ]
 
 # django-axes: ARENA_LOGIN_FAILURES wrong passwords from one address lock it out of the login
-# for ARENA_LOGIN_COOLOFF_MINUTES (a 429 page saying when to come back); the address is the
+# for ARENA_LOGIN_COOLOFF_MINUTES (a 429 page and Retry-After saying when to come back: each
+# attempt while locked out starts the cool-off over, axes' default); the address is the
 # rate limits' own (arena.ratelimit.client_ip, which trusts only the configured proxy header).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -153,7 +154,7 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_CLIENT_IP_CALLABLE = "arena.ratelimit.client_address"
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
-AXES_LOCKOUT_TEMPLATE = "arena/login_locked.html"
+AXES_LOCKOUT_CALLABLE = "arena.views.login_locked"  # its page, with Retry-After
 AXES_VERBOSE = False
 
 # Content-Security-Policy (django-csp): scripts only from the arena's own files (no inline

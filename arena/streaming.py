@@ -236,11 +236,15 @@ class StreamConsumer(AsyncJsonWebsocketConsumer):
             str, Iterable[tuple[str, dict[str, Any]]]] | None:
         raise NotImplementedError
 
+    def _authorize(self, session, route: dict[str, str]):
+        # The session's key is vetted against the session table when first read: a query,
+        # so here in the thread, never on the event loop.
+        return self.authorize(session_key=session.session_key if session is not None else None,
+                              **route)
+
     async def connect(self):
-        session = self.scope.get("session")
-        session_key = session.session_key if session is not None else None
         route = self.scope["url_route"]["kwargs"]
-        allowed = await database_sync_to_async(self.authorize)(session_key=session_key, **route)
+        allowed = await database_sync_to_async(self._authorize)(self.scope.get("session"), route)
         if allowed is None:
             await self.close(code=4404)
             return

@@ -52,6 +52,18 @@ def permission_denied(request: HttpRequest, exception=None):
     return render(request, "403.html", status=403)
 
 
+def login_locked(request: HttpRequest, original_response=None, credentials=None):  # noqa: ARG001
+    """django-axes' answer to a locked-out login (``AXES_LOCKOUT_CALLABLE``): a 429 page and
+    ``Retry-After``, the whole cool-off, since the attempt that got here started it over."""
+    from axes.helpers import get_cool_off
+
+    cool_off = get_cool_off(request)
+    response = render(request, "arena/login_locked.html", {"cooloff_timedelta": cool_off},
+                      status=429)
+    response["Retry-After"] = str(max(1, int(cool_off.total_seconds())))
+    return response
+
+
 def csrf_failure(request: HttpRequest, reason: str = ""):
     """A form posted without its page's token (an old tab, blocked cookies)."""
     if wants_json(request):

@@ -11,6 +11,8 @@ class BattlesConfig(modes.ModeConfig):
         urls="battles.urls", api_router="battles.api.router",
         figures="battles.selectors.home_figures",
         counted_votes="battles.integrity.COUNTED_VOTES",
+        session_fields=("battles.Thread.session_key", "battles.Battle.session_key",
+                        "battles.Vote.session_key"),
         websocket_routes="battles.routing.websocket_urlpatterns",
         # Voted battles a lost batch left unclassified (see battles.categories).
         beat={"battles-classify-voted": {"task": "battles.tasks.classify_voted",

@@ -202,7 +202,6 @@ class TurnAnswer:
     status: str
     error: str
     text: str
-    latency_ms: int | None
     cut_at_limit: bool
     stopped: bool
     session_id: str  # the battle's session (Thread)
@@ -211,12 +210,11 @@ class TurnAnswer:
 def turn_answers(*, turn_id) -> list[TurnAnswer]:
     """One turn's answers by screen position, left first (one query)."""
     rows = (Response.objects.filter(turn_id=turn_id).order_by()
-            .values_list("slot", "status", "error", "text", "latency_ms", "cut_at_limit",
-                         "stopped", "turn__battle__model_a_position", "turn__battle__thread_id"))
-    answers = [TurnAnswer(position_of(slot, a_position), status, error, text, latency_ms, cut,
-                          stopped, str(thread_id))
-               for slot, status, error, text, latency_ms, cut, stopped, a_position, thread_id
-               in rows]
+            .values_list("slot", "status", "error", "text", "cut_at_limit", "stopped",
+                         "turn__battle__model_a_position", "turn__battle__thread_id"))
+    answers = [TurnAnswer(position_of(slot, a_position), status, error, text, cut, stopped,
+                          str(thread_id))
+               for slot, status, error, text, cut, stopped, a_position, thread_id in rows]
     return sorted(answers, key=lambda answer: answer.position != Position.LEFT)
 
 

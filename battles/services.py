@@ -56,10 +56,11 @@ PROMPT_OVER_CONTEXT = (
     "needs two models that read it, which here means at most {limit:,} tokens (about "
     "{chars:,} characters) with room for their answers. Shorten it and send it again."
 )
+# The same words whichever side it is, and no figure: a side's own token count or budget
+# next to the models' public context windows would say which model it is.
 CONVERSATION_OVER_CONTEXT = (
-    "With this message the conversation would be about {tokens:,} tokens, more than one of "
-    "the two models reads ({limit:,} tokens with room for its answer). Start a new battle to "
-    "ask it, or send something shorter."
+    "With this message the conversation would be longer than one of the two models reads "
+    "with room for its answer. Start a new battle to ask it, or send something shorter."
 )
 BATTLE_ALREADY_VOTED = "This battle has already been voted on."
 BATTLE_NOT_FOUND = "Battle not found."
@@ -182,8 +183,7 @@ def _require_context_room(battle: Battle, turns: list[Turn], prompt: str) -> Non
         texts = [t.prompt for t in turns] + [r.text for t in turns for r in t.responses.all()
                                              if r.slot == slot] + [prompt]
         if not fits(model, texts):
-            raise RuleError(CONVERSATION_OVER_CONTEXT.format(
-                tokens=estimate_input_tokens(texts), limit=input_budget(model)), status=422)
+            raise RuleError(CONVERSATION_OVER_CONTEXT, status=422)
 
 
 def _require_answers_complete(statuses: list[str]) -> None:

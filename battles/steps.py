@@ -72,12 +72,12 @@ def response_work(job: Job) -> StepResult | None:
     except StreamStopped:
         stopped = True
     except LLMError as exc:
-        error = exc.user_message
+        logger.error("%s failed: %s", job.relay.stream_id, exc.user_message)
+        error = exc.blind_message  # shown before the vote: the same for either side
     if stopped or job.relay.stopped:
         logger.info("%s stopped by the person", job.relay.stream_id)
         return None
     if completion is None:
-        logger.error("%s failed: %s", job.relay.stream_id, error)
         return StepResult(error=error)
     return StepResult(fields={
         "text": completion.text, "ttft_ms": completion.ttft_ms,

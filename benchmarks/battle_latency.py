@@ -133,7 +133,8 @@ class Http:
                 headers: dict[str, str] | None = None, timeout: float = 300):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
-            all_headers = dict(headers or {})
+            # A write shows the API it comes from the site (arena.api_writes), as a page's would.
+            all_headers = {"Origin": f"http://127.0.0.1:{self.port}", **(headers or {})}
             if self.cookies:
                 all_headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
             conn.request(method, path, body=body, headers=all_headers)

@@ -69,7 +69,9 @@ class Client:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
 
     def send(self, method: str, path: str, payload: dict | None = None):
-        headers = {"Content-Type": "application/json"} if payload is not None else {}
+        # A write shows the API it comes from the site (arena.api_writes), as a page's would.
+        headers = ({"Content-Type": "application/json", "Origin": f"http://127.0.0.1:{self.port}"}
+                   if payload is not None else {})
         if self.cookie:
             headers["Cookie"] = self.cookie
         if self.address:

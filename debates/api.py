@@ -33,13 +33,20 @@ def _count(request: HttpRequest) -> None:
                   per="hour")
 
 
+CHOSEN_NOTE = " Choosing one makes the debate chosen: your own vote on it will not count."
+
+
 class DebateRunIn(Schema):
-    model_a: str | None = Field(None, description="Model id (default: random available).")
-    model_b: str | None = Field(None, description="Model id (default: random available).")
+    model_a: str | None = Field(None, description="Model id (default: random available)."
+                                + CHOSEN_NOTE)
+    model_b: str | None = Field(None, description="Model id (default: random available)."
+                                + CHOSEN_NOTE)
     topic_id: str | None = Field(None, description="A topic's id (default: a random one).")
     motion: str | None = Field(None, description="Your own motion instead of a topic.")
-    persona_a: str | None = Field(None, description="Persona id or name of model_a.")
-    persona_b: str | None = Field(None, description="Persona id or name of model_b.")
+    persona_a: str | None = Field(None, description="Persona id or name of model_a."
+                                  + CHOSEN_NOTE)
+    persona_b: str | None = Field(None, description="Persona id or name of model_b."
+                                  + CHOSEN_NOTE)
     rounds: int = Field(3, description=f"{MIN_ROUNDS} to {MAX_ROUNDS}.")
     word_limit: int = Field(150, description=f"Per turn, {MIN_WORD_LIMIT} to {MAX_WORD_LIMIT}.")
     fact_checking: bool = True
@@ -59,8 +66,8 @@ class DebateSideOut(Schema):
     persona: str
     model_id: str | None
     model_name: str | None
-    tokens: int
-    cost_usd: float
+    tokens: int | None = Field(description="Null until you vote or reveal (as the model).")
+    cost_usd: float | None = Field(description="Null until you vote or reveal.")
 
 
 class DebateFactCheckOut(Schema):
@@ -113,6 +120,8 @@ class DebateOut(Schema):
     fact_checking: bool
     strict_mode: bool
     listed: bool
+    chosen: bool = Field(description="Its creator chose a model or persona: the creator's own "
+                         "vote does not count.")
     sides: list[DebateSideOut]
     moderator: list[str]
     transcript: list[DebateTurnOut]
@@ -131,8 +140,8 @@ class DebateOut(Schema):
     your_payout: int | None
     your_points: int | None
     wagers_open: bool
-    cost_usd: float
-    tokens: int
+    cost_usd: float | None = Field(description="Null until you vote or reveal.")
+    tokens: int | None = Field(description="Null until you vote or reveal.")
     duration_ms: int | None
     created_at: datetime
     completed_at: datetime | None

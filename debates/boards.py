@@ -17,7 +17,7 @@ from leaderboard.boards import Board, register_board
 
 def _counted(field: str):
     """Debates with a result on this board (calibration debates never count). A crowd
-    result does not count when a debater named a model (as a battle vote does not): its
+    result does not count when the debate named a model (as a battle vote does not): its
     voters may have known who was who."""
     debates = Debate.objects.exclude(**{field: ""}).filter(handicapped="")
     if field == "crowd_outcome":

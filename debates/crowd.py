@@ -10,6 +10,9 @@
 * The crowd's majority (pro, con or tie when they draw) is kept on the debate for its board;
   it counts only the votes the integrity rules count (:mod:`debates.integrity`: a visitor's
   daily cap, flagged visitors), and moves when a vote stops or starts counting.
+* A debate whose creator chose a model or a persona is ``chosen``: its creator knows who is
+  who (the page shows each persona's side), so the creator's own vote never counts; a chosen
+  debate's crowd result is its other viewers'.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ WAGERS_CLOSED = "Wagers closed when judging started; vote without a wager."
 NOT_ENOUGH_POINTS = "You have {points:,} debate points; wager at most that."
 BAD_WAGER = "A wager is a whole number of points, 0 or more."
 REVEALED = "revealed the models without voting"
+CHOSEN_BY_CREATOR = "the voter started this debate and chose its models or personas"
 
 
 def points_of(session_key: str) -> int:
@@ -80,9 +84,13 @@ def crowd_vote(*, debate_id, session_key: str, choice: str, wager: int = 0,
             raise RuleError(WAGERS_CLOSED, status=409)
         if wager:
             _take_points(session_key, wager)
+        if debate.chosen and session_key == debate.session_key:
+            eligibility = {"counts_for_rating": False, "exclusion_reason": CHOSEN_BY_CREATOR}
+        else:
+            eligibility = COUNTED_VOTES.eligibility(session_key=session_key, voter=voter)
         vote = CrowdVote.objects.create(
             debate=debate, session_key=session_key, choice=choice, wager=wager, voter=voter,
-            **COUNTED_VOTES.eligibility(session_key=session_key, voter=voter))
+            **eligibility)
         majority_refresh(debate)
         return vote
 

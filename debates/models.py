@@ -162,6 +162,9 @@ class Debate(models.Model):
     fact_checking = models.BooleanField(default=True)
     strict_mode = models.BooleanField(default=False)
     is_listed = models.BooleanField(default=True)
+    chosen = models.BooleanField(
+        default=False, help_text="Its creator chose a model or a persona, so knows who is who: "
+                                 "the creator's own vote never counts.")
     judge_model = models.ForeignKey(AIModel, on_delete=models.PROTECT, null=True, blank=True,
                                     related_name="+", help_text="Primary judge.")
     ai_winner = models.CharField(max_length=3, choices=DebateWinner.choices, blank=True)
@@ -301,7 +304,8 @@ class DebateTurn(models.Model):
         default=False, help_text="The reply lacked the <speech> tag: all of it is the speech.")
     cut_at_word_limit = models.BooleanField(default=False)
     names_model = models.CharField(max_length=100, blank=True,
-                                   help_text="A model the reply named (identity leak): the "
+                                   help_text="A model the debate names with this reply (the "
+                                   "motion and every speech so far: an identity leak): the "
                                    "debate's crowd result does not count.")
     revised = models.BooleanField(default=False,
                                   help_text="Strict mode sent it back once for a false claim.")

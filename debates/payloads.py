@@ -1,4 +1,5 @@
-"""A debate as the JSON API shows it (from :class:`debates.selectors.DebateView`)."""
+"""A debate as the JSON API shows it (from :class:`debates.selectors.DebateView`): a side's
+figures (tokens, cost, milliseconds) only to a viewer who voted or revealed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from debates.selectors import DebateView
 def _side(side) -> dict:
     return {"position": side.position, "persona": side.persona.name, "model_id": side.model_id,
             "model_name": side.model_name, "tokens": side.tokens,
-            "cost_usd": round(side.cost_usd, 6)}
+            "cost_usd": round(side.cost_usd, 6) if side.cost_usd is not None else None}
 
 
 def _check(check) -> dict:
@@ -19,14 +20,14 @@ def _check(check) -> dict:
 
 def _turn(view: DebateView, turn_view) -> dict:
     turn = turn_view.turn
-    tokens = (turn.input_tokens or 0) + (turn.output_tokens or 0)
+    tokens = (turn.input_tokens or 0) + (turn.output_tokens or 0) if view.revealed else 0
     return {
         "round": turn.round, "position": turn.position,
         "persona": view.sides[turn.position].persona.name, "reflection": turn.reflection,
         "critique": turn.critique, "speech": turn.speech, "tags_missing": turn.tags_missing,
         "cut_at_word_limit": turn.cut_at_word_limit, "revised": turn.revised,
         "first_speech": turn.first_speech or None, "factuality": turn.factuality,
-        "tokens": tokens or None, "latency_ms": turn.latency_ms,
+        "tokens": tokens or None, "latency_ms": turn.latency_ms if view.revealed else None,
         "fact_checks": [_check(c) for c in turn_view.checks],
     }
 
@@ -39,7 +40,7 @@ def debate_payload(view: DebateView) -> dict:
         "motion": debate.topic.motion, "category": debate.topic.category,
         "rounds": debate.rounds, "word_limit": debate.word_limit,
         "fact_checking": debate.fact_checking, "strict_mode": debate.strict_mode,
-        "listed": debate.is_listed,
+        "listed": debate.is_listed, "chosen": debate.chosen,
         "sides": [_side(view.sides["pro"]), _side(view.sides["con"])],
         "moderator": [r["moderator"] for r in view.rounds if r["moderator"]],
         "transcript": [_turn(view, t) for r in view.rounds for t in r["turns"]],
@@ -58,7 +59,8 @@ def debate_payload(view: DebateView) -> dict:
         "your_vote": vote.choice if vote else None, "your_wager": vote.wager if vote else None,
         "your_payout": vote.payout if vote else None, "your_points": view.points,
         "wagers_open": view.wagers_open,
-        "cost_usd": round(debate.total_cost, 6), "tokens": debate.total_tokens,
+        "cost_usd": round(debate.total_cost, 6) if view.revealed else None,
+        "tokens": debate.total_tokens if view.revealed else None,
         "duration_ms": debate.duration_ms, "created_at": debate.created_at,
         "completed_at": debate.completed_at,
     }

@@ -2,7 +2,9 @@
 
 Blind means blind: a debate's models are named only to a viewer who voted on it or chose to
 reveal them (which forfeits the vote); everyone else sees personas and positions. The
-debater who judged, when no other model could, is not named either.
+debater who judged, when no other model could, is not named either, and no figure of a side
+is shown (tokens, cost, milliseconds: with the models' public prices, 2.8e-05 USD for 239
+tokens named the one model whose price fits).
 """
 
 from __future__ import annotations
@@ -130,8 +132,8 @@ class Side:
     persona: Persona
     model_name: str | None  # None while the viewer has not voted or revealed
     model_id: str | None
-    tokens: int
-    cost_usd: float
+    tokens: int | None  # None while the viewer has not voted or revealed
+    cost_usd: float | None
 
 
 @dataclass
@@ -160,6 +162,11 @@ class DebateView:
     @property
     def has_speech(self) -> bool:
         return any(r["turns"] for r in self.rounds)
+
+    @property
+    def names_model(self) -> bool:
+        """A speech named a model (with the motion and the speeches before it)."""
+        return any(t.turn.names_model for r in self.rounds for t in r["turns"])
 
     @property
     def judge_name(self) -> str | None:
@@ -199,8 +206,8 @@ def _sides(debate: Debate, *, revealed: bool) -> dict[str, Side]:
             position=position, persona=debate.persona_of(position),
             model_name=model.name if revealed else None,
             model_id=model.slug if revealed else None,
-            tokens=debate.tokens_a if side == "a" else debate.tokens_b,
-            cost_usd=debate.cost_a if side == "a" else debate.cost_b)
+            tokens=(debate.tokens_a if side == "a" else debate.tokens_b) if revealed else None,
+            cost_usd=(debate.cost_a if side == "a" else debate.cost_b) if revealed else None)
     return sides
 
 

@@ -93,6 +93,7 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
             model_a_position=rng.choice([Position.PRO, Position.CON]), rounds=rounds,
             word_limit=word_limit, fact_checking=fact_checking, strict_mode=strict_mode,
             is_listed=listed and calibration is None, judge_model=judge,
+            chosen=any((model_a, model_b, persona_a, persona_b)),
             **(dict(zip(("handicapped", "handicap", "planted"), calibration, strict=True))
                if calibration else {}))
         step_enqueue(DebateStep.objects.create(debate=debate, kind=StepKind.MODERATOR, round=1))

@@ -226,6 +226,7 @@ class TurnJob:
     relay: StreamRelay
     word_limit: int
     debaters: list[AIModel]
+    heard: list[str]  # the debate as it reads without this speech: the motion, the others
     side: str
     compact: bool  # an embedded small model's turn: the speech alone
 
@@ -243,6 +244,9 @@ def turn_load(step: DebateStep, debate: Debate) -> TurnJob:
     return TurnJob(step=step, endpoint=endpoint, speaker=model, messages=messages,
                    existing=existing, relay=turn_relay(step), word_limit=debate.word_limit,
                    debaters=[debate.model_a, debate.model_b],
+                   heard=[debate.topic.motion, *DebateTurn.objects.filter(debate=debate).exclude(
+                       round=step.round, position=step.position).values_list("speech",
+                                                                              flat=True)],
                    side=debate.side_of(step.position), compact=compact)
 
 
@@ -264,16 +268,17 @@ def turn_work(job: TurnJob) -> StepResult:
     try:
         completion = aio.run(_stream_turn(relay, job.endpoint, job.messages,
                                           restart=step.generation > 0 or step.revision > 0))
-    except LLMError as exc:
-        return StepResult(error=exc.user_message,
-                          write=ended("failed", error=exc.user_message))
+    except LLMError as exc:  # said to every viewer: the same words for either side
+        logger.warning("debate %s: %s failed: %s", step.debate_id, step, exc.user_message)
+        return StepResult(error=exc.blind_message,
+                          write=ended("failed", error=exc.blind_message))
     parsed = (parse_compact(completion.text, prompt=[job.endpoint.system_prompt,
                                                      *(m["content"] for m in job.messages)])
               if job.compact else parse_turn(completion.text))
     speech, cut = cut_to_words(parsed.speech, job.word_limit)
     if not speech.strip():
         return StepResult(error=EMPTY_SPEECH, write=ended("failed", error=EMPTY_SPEECH))
-    leak = (leaked_identity([completion.text], job.debaters) or "")[:100]
+    leak = (leaked_identity([*job.heard, completion.text], job.debaters) or "")[:100]
     fields = {"reflection": parsed.reflection, "critique": parsed.critique, "speech": speech,
               "raw": completion.text, "tags_missing": parsed.tags_missing,
               "cut_at_word_limit": cut, "names_model": leak,

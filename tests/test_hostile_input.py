@@ -89,13 +89,17 @@ def test_a_body_past_the_limit_is_a_json_413(visitor, settings):
      "multipart/form-data"),  # no boundary in the header
     (b"\xff\xfe not utf-8", "application/json"),
     (b"{\"prompt\": ", "application/json"),
-    (b"prompt=hi", "application/x-www-form-urlencoded"),
 ])
 def test_a_body_nobody_can_parse_is_a_json_400(visitor, body, content_type):
     response = post_raw(visitor, "/api/battles", body, content_type)
     assert response.status_code == 400
     assert response["Content-Type"].startswith("application/json")
     assert response.json()["detail"]
+
+
+def test_a_form_body_is_a_json_415(visitor):
+    response = post_raw(visitor, "/api/battles", b"prompt=hi", "application/x-www-form-urlencoded")
+    assert response.status_code == 415 and response.json()["detail"]
 
 
 # --- Property: arbitrary shapes never give a 5xx ----------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import re
 from collections import deque
 
@@ -41,6 +42,7 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 CLAUSE_END = re.compile(r"(?<=[.!?,;:])\s+")
 FIRST_PIECE_WORDS = 3
 MODEL_FAILED = "The agent's language model failed: {reason}"
+logger = logging.getLogger(__name__)
 
 
 def ready_pieces(text: str, *, first: bool) -> tuple[list[str], str]:
@@ -241,8 +243,9 @@ class LocalCascadeAdapter(AgentAdapter):
         try:
             await stream_chat(endpoint, self.history[-HISTORY_MESSAGES:], on_delta=on_delta,
                               on_restart=on_restart)
-        except LLMError as exc:
-            self.finish("the agent failed", MODEL_FAILED.format(reason=exc.user_message))
+        except LLMError as exc:  # said before the vote: the same words for either agent
+            logger.warning("the local agent's model failed: %s", exc.user_message)
+            self.finish("the agent failed", MODEL_FAILED.format(reason=exc.blind_message))
             return
         if pending.strip():
             spoken.append(pending.strip())

@@ -65,6 +65,13 @@ class LLMError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.detail!r}, status_code={self.status_code!r})"
 
+    @property
+    def blind_message(self) -> str:
+        """What went wrong in the same words for any model: the kind of failure without this
+        call's particulars (an HTTP status tells providers apart, and so the sides of a
+        blind contest)."""
+        return self.default_user_message
+
 
 class LLMTimeout(LLMError):
     retryable = True
@@ -78,7 +85,7 @@ class LLMConnectionError(LLMError):
 
 class LLMRateLimited(LLMError):
     retryable = True
-    default_user_message = "The model provider is rate-limiting requests (HTTP 429)."
+    default_user_message = "The model provider is rate-limiting requests."
 
 
 class LLMServerError(LLMError):
@@ -123,7 +130,9 @@ class LLMConfigError(LLMError):
 def status_error(status: int, detail: str) -> LLMError:
     """The typed error for an HTTP error status from a provider."""
     if status == 429:
-        return LLMRateLimited(detail, status_code=status)
+        return LLMRateLimited(detail, status_code=status,
+                              user_message="The model provider is rate-limiting requests "
+                                           "(HTTP 429).")
     if status == 408:
         return LLMTimeout(
             detail, status_code=status, user_message="The model provider timed out (HTTP 408)."

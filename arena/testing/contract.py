@@ -1,8 +1,12 @@
 """Keep a live API to its OpenAPI file: schemathesis generates requests for every operation
 and sends them to a live server; no answer may be a 5xx, carry an undocumented status or
-content type, or break its documented schema."""
+content type, or break its documented schema. The requests come as the site's own pages send
+them (an ``Origin`` of the server: writes are refused from anywhere else), with or without a
+visitor's session cookie."""
 
 from __future__ import annotations
+
+from urllib.parse import urlsplit
 
 import schemathesis
 from hypothesis import HealthCheck, Phase, given
@@ -18,9 +22,16 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
 
 
-def contract_failures(schema_url: str, *, at_least: int) -> list[str]:
-    """Every operation of the schema at ``schema_url`` tried with generated requests; what
-    broke the contract, one line per operation (empty: all kept it)."""
+def contract_failures(schema_url: str, *, at_least: int,
+                      session_key: str | None = None) -> list[str]:
+    """Every operation of the schema at ``schema_url`` tried with generated requests (with
+    ``session_key`` as the session cookie, if given); what broke the contract, one line per
+    operation (empty: all kept it)."""
+    from django.conf import settings
+
+    parts = urlsplit(schema_url)
+    headers = {"Origin": f"{parts.scheme}://{parts.netloc}"}
+    cookies = {settings.SESSION_COOKIE_NAME: session_key} if session_key else None
     # schemathesis' own pytest plugin does not run under pytest 9; its Python API does.
     schema = schemathesis.openapi.from_url(schema_url)
     operations = [result.ok() for result in schema.get_all_operations()]
@@ -32,7 +43,7 @@ def contract_failures(schema_url: str, *, at_least: int) -> list[str]:
                              database=None, phases=[Phase.explicit, Phase.generate],
                              suppress_health_check=list(HealthCheck))
         def keeps_contract(case):
-            case.call_and_validate(checks=CHECKS)
+            case.call_and_validate(checks=CHECKS, headers=headers, cookies=cookies)
 
         try:
             keeps_contract()

@@ -28,6 +28,7 @@ MISTRAL = model("mistral-small", "Mistral Small", "Mistral")
 DEEPSEEK = model("deepseek-chat", "DeepSeek V3", "DeepSeek")
 SMOL = model("smollm2-135m", "SmolLM2 135M", "Hugging Face", aliases=["SmolLM"])
 CUSTOM = model("house-model", "House Model", "Acme", aliases=["ChatGPT"])
+ALPHA = model("alpha-chat", "Alpha Chat", "AlphaCorp")
 
 FLAGGED = [
     # text, model, the term reported
@@ -53,6 +54,30 @@ FLAGGED = [
     ("I am SmolLM, a small model", SMOL, "SmolLM"),
     ("I am ChatGPT", CUSTOM, "ChatGPT"),  # an alias from the models file
     ("claude-3-haiku-20240307 speaking", CLAUDE, "claude-3-haiku-20240307"),
+    # Issue 33: what the reader sees, not the bytes. Markdown that splits a word...
+    ("I am **Al**pha **Ch**at, made by **Alph**aCorp.", ALPHA, "alpha-chat"),
+    ("Made by `Alph`aCorp", ALPHA, "AlphaCorp"),
+    ("Made by Alph*aCorp*", ALPHA, "AlphaCorp"),
+    # ...characters nobody sees (zero-width space, word joiner, ZWNJ, ZWJ, soft hyphen, BOM)...
+    ("Made by Alpha\u200bCorp", ALPHA, "AlphaCorp"),
+    ("Made by Alpha\u2060Corp", ALPHA, "AlphaCorp"),
+    ("Made by Al\u200cpha\u200dCorp", ALPHA, "AlphaCorp"),
+    ("Made by Alpha\u00adCorp", ALPHA, "AlphaCorp"),
+    ("Made by \ufeffAlphaCorp", ALPHA, "AlphaCorp"),
+    ("Made by Alpha\u3164Corp", ALPHA, "AlphaCorp"),  # a Hangul filler: a blank letter
+    # ...combining accents, HTML entities, a word hyphenated over a line break...
+    ("Made by A\u0301lpha\u0308Co\u0327rp", ALPHA, "AlphaCorp"),
+    ("Made by &#65;lpha&#x43;orp", ALPHA, "AlphaCorp"),
+    ("Made by Alpha&shy;Corp", ALPHA, "Alpha"),  # as written "Alpha", as shown "AlphaCorp"
+    ("Made by Alph-\naCorp", ALPHA, "AlphaCorp"),
+    # ...and a name's capitalised parts written apart.
+    ("Made by Alpha Corp", ALPHA, "AlphaCorp"),
+    ("I was trained by Open AI.", GPT, "OpenAI"),
+    ("I'm Chat GPT.", GPT, "ChatGPT"),
+    # A word with an everyday sense names the model where the text speaks of one.
+    ("I am Gemini, built to help.", GEMINI, "Gemini"),
+    ("Gemini 2 can answer that.", GEMINI, "Gemini"),
+    ("Claude is the model writing this.", CLAUDE, "Claude"),
 ]
 
 NOT_FLAGGED = [
@@ -65,6 +90,14 @@ NOT_FLAGGED = [
     ("The rename failed.", NAMER),
     ("A local model answered.", QWEN),
     ("An unrelated answer about coders", QWEN),
+    ("I am a language model", GPT),
+    ("I am a language model", GEMINI),
+    ("Gemini is a constellation", GEMINI),
+    ("Claude Monet painted water lilies.", CLAUDE),
+    ("The mistral blew down the valley all night.", MISTRAL),
+    ("That joke is very meta.", LLAMA),
+    ("Thanks to the open AI community for the data.", GPT),
+    ("The corp-\norate world.", ALPHA),
 ]
 
 

@@ -56,10 +56,15 @@ def test_the_admin_login_locks_an_address_out_after_repeated_failures(admin_user
     locked = client.post("/admin/login/?next=/admin/", {"username": "admin", "password": "no"})
     assert locked.status_code == 429
     assert "Too many wrong passwords" in locked.content.decode()
+    # Every 429 says when to come back (issue 33): the cool-off, which a locked attempt
+    # starts over (AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT).
+    cool_off = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    assert locked["Retry-After"] == str(cool_off)
+    assert f"{cool_off // 60} minutes" in locked.content.decode()
     # Now even the right password is refused from that address, and only from it.
     right = client.post("/admin/login/?next=/admin/",
                         {"username": "admin", "password": "password"})
-    assert right.status_code == 429
+    assert right.status_code == 429 and right["Retry-After"] == str(cool_off)
     elsewhere = Client(REMOTE_ADDR="198.51.100.7").post(
         "/admin/login/?next=/admin/", {"username": "admin", "password": "password"})
     assert elsewhere.status_code == 302

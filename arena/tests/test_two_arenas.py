@@ -137,7 +137,7 @@ def test_two_arenas_run_side_by_side(tmp_path):
 
         # Each arena's own local models answer its battles.
         for arena in arenas:
-            answer = httpx.post(f"{arena.url}/api/battles",
+            answer = httpx.post(f"{arena.url}/api/battles", headers={"Origin": arena.url},
                                 json={"prompt": "What is the capital of France?"}, timeout=180)
             assert answer.status_code == 200, answer.text
             assert all(r["text"].strip() for r in answer.json()["responses"])

@@ -49,10 +49,14 @@ class RetryIn(Schema):
     position: Position
 
 
+# A side's timing tells models apart (a fingerprint): only a voted battle shows it.
+LATENCY = Field(description="Milliseconds the answer took; null until the battle is voted.")
+
+
 class ResponseOut(Schema):
     position: str
     text: str
-    latency_ms: int | None
+    latency_ms: int | None = LATENCY
     cut_at_limit: bool = False  # the provider stopped it at the model's max_tokens
     stopped: bool = False  # the person stopped it; the text is what was written by then
 
@@ -152,7 +156,7 @@ def _turn_payload(battle_id, turn_id, answers: list[selectors.TurnAnswer]) -> di
         "session_id": answers[0].session_id,
         "message_id": str(turn_id),
         "responses": [
-            {"position": a.position, "text": a.text, "latency_ms": a.latency_ms,
+            {"position": a.position, "text": a.text, "latency_ms": None,  # before the vote
              "cut_at_limit": a.cut_at_limit, "stopped": a.stopped}
             for a in answers
         ],
@@ -280,7 +284,8 @@ def battle_payload(view: selectors.BattleView) -> dict:
                 "prompt": t.turn.prompt,
                 "responses": [
                     {"position": s.position, "text": s.response.text,
-                     "latency_ms": s.response.latency_ms, "status": s.response.status,
+                     "latency_ms": s.response.latency_ms if revealed else None,
+                     "status": s.response.status,
                      "error": s.response.error or None, "cut_at_limit": s.response.cut_at_limit,
                      "stopped": s.response.stopped}
                     for s in t.sides

@@ -37,9 +37,14 @@ class SessionIn(Schema):
     title: str = Field("", json_schema_extra={"maxLength": services.TITLE_LIMIT})
 
 
+# Past a 64-bit integer no database takes an OFFSET (a 500 on PostgreSQL and SQLite); no
+# visitor has two billion sessions.
+MAX_OFFSET = 2**31 - 1
+
+
 class PageIn(Schema):
     limit: int = Field(20, ge=1, le=100)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
 
 
 class SessionOut(Schema):

@@ -34,7 +34,7 @@ class TestBattleFlow:
         assert [r["position"] for r in body["responses"]] == ["left", "right"]
         for r in body["responses"]:
             assert "France" in r["text"]
-            assert isinstance(r["latency_ms"], int)
+            assert r["latency_ms"] is None  # a timing tells models apart: after the vote only
 
     def test_follow_up_then_vote_reveals_the_models(self, api_battle, two_models):
         client, created = api_battle

@@ -10,6 +10,8 @@ from django.core.management import call_command
 
 from arena.testing.contract import contract_failures, no_step_unfinished
 from arena.testing.live import keyless
+from arena.testing.registry import make_model
+from arena.testing.visitors import visitor_session_key
 from arena.testing.waiting import wait_for
 from battles.tests.factories import answered_battle, vote_on
 
@@ -19,7 +21,10 @@ pytestmark = pytest.mark.browser  # needs the live server, like the page tests
 @pytest.fixture
 def live_api(asgi_live_server, celery_worker, two_models, fake_openai, settings) -> str:
     """The live API with two models that answer at once and a few voted battles."""
-    keyless(fake_openai, two_models)
+    # A panel that writes its own question asks the question model (the live server is its
+    # own process, so the default's slug, served by the fake; missing, a 503 names it).
+    question_model = make_model(fake_openai, settings.ARENA_PANEL_QUESTION_MODEL)
+    keyless(fake_openai, [*two_models, question_model])
     for choice in ("left_better", "tie"):
         vote_on(answered_battle(), choice=choice)
     from leaderboard.models import RunTrigger
@@ -32,8 +37,10 @@ def live_api(asgi_live_server, celery_worker, two_models, fake_openai, settings)
     return asgi_live_server
 
 
-def test_every_operation_keeps_its_documented_contract(live_api):
-    failures = contract_failures(f"{live_api}/api/openapi.json", at_least=12)
+@pytest.mark.parametrize("with_session", [False, True], ids=["no session", "a session"])
+def test_every_operation_keeps_its_documented_contract(live_api, with_session):
+    failures = contract_failures(f"{live_api}/api/openapi.json", at_least=12,
+                                 session_key=visitor_session_key() if with_session else None)
     # Work the requests started (debates run on in the background) ends before the test
     # does, so the database is not flushed under a running step.
     wait_for(no_step_unfinished, timeout=120, what="the steps the requests started")

@@ -60,7 +60,7 @@ def test_stop_keeps_what_was_written_and_the_worker_hangs_up(celery_worker, slow
     battle, turn = services.battle_create(session_key=key, prompt="Write at length.")
     wait_for(lambda: _streaming(turn), what="both answers streaming")
 
-    answer = client.post(f"/api/battles/{battle.id}/stop")
+    answer = client.post(f"/api/battles/{battle.id}/stop", content_type="application/json")
 
     assert answer.status_code == 200, answer.content
     body = answer.json()
@@ -105,7 +105,8 @@ def test_a_waiting_api_call_is_answered_when_another_request_stops_the_battle(
     wait_for(lambda: _streaming(turn), what="both answers streaming")
     other_tab = Client()
     _session(other_tab, key)
-    stopped = other_tab.post(f"/api/battles/{turn.battle_id}/stop")
+    stopped = other_tab.post(f"/api/battles/{turn.battle_id}/stop",
+                              content_type="application/json")
     thread.join(timeout=60)
     assert stopped.status_code == 200
     answer = first["answer"]
@@ -137,13 +138,13 @@ def test_stop_refuses_in_words_when_there_is_nothing_to_stop(two_models):
     client = Client()
     key = _session(client)
     battle = answered_battle(session_key=key)
-    done = client.post(f"/api/battles/{battle.id}/stop")
+    done = client.post(f"/api/battles/{battle.id}/stop", content_type="application/json")
     assert done.status_code == 409
     assert done.json() == {"detail": services.NOTHING_TO_STOP}
     vote_on(battle, choice="tie")
-    voted = client.post(f"/api/battles/{battle.id}/stop")
+    voted = client.post(f"/api/battles/{battle.id}/stop", content_type="application/json")
     assert voted.status_code == 409
     assert voted.json() == {"detail": services.BATTLE_ALREADY_VOTED}
-    stranger = Client().post(f"/api/battles/{battle.id}/stop")
+    stranger = Client().post(f"/api/battles/{battle.id}/stop", content_type="application/json")
     assert stranger.status_code == 404
     assert json.loads(stranger.content) == {"detail": "Battle not found."}

@@ -144,8 +144,9 @@ def test_a_first_request_whose_connection_drops_still_gets_its_battle_written(
     url = urlsplit(asgi_live_server)
     body = json.dumps({"prompt": "Are you still there?"}).encode()
     with socket.create_connection((url.hostname, url.port), timeout=10) as conn:
-        conn.sendall(b"POST /api/battles HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     b"Content-Type: application/json\r\n"
+        conn.sendall(f"POST /api/battles HTTP/1.1\r\nHost: {url.netloc}\r\n"
+                     f"Origin: {asgi_live_server}\r\n".encode()
+                     + b"Content-Type: application/json\r\n"
                      + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         wait_for(lambda: len(fake_openai.chat_requests) >= 2, what="the battle under way")
     # The connection is closed; the worker writes both answers all the same.

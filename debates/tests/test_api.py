@@ -59,12 +59,15 @@ class TestRunAndRead:
         body = json.dumps(data)
         for secret in ("alpha", "beta", "gamma", "Alpha", "Beta", "Gamma"):
             assert secret not in body
-        voted = post(client, "/api/debate/vote", {"debate_id": debate_id, "choice": "con"})
+        # The creator chose the models, so their own vote would not count: a viewer votes.
+        assert data["chosen"] is True
+        viewer = Client()
+        voted = post(viewer, "/api/debate/vote", {"debate_id": debate_id, "choice": "con"})
         assert voted.status_code == 200, voted.content
         assert {s["model_id"] for s in voted.json()["sides"]} == {"alpha-7b", "beta-3b"}
-        again = post(client, "/api/debate/vote", {"debate_id": debate_id, "choice": "pro"})
+        again = post(viewer, "/api/debate/vote", {"debate_id": debate_id, "choice": "pro"})
         assert again.status_code == 409 and "already voted" in again.json()["detail"]
-        data = client.get(f"/api/debates/{debate_id}").json()
+        data = viewer.get(f"/api/debates/{debate_id}").json()
         assert data["your_vote"] == "con" and data["crowd"] == {"pro": 0, "con": 1, "tie": 0}
         assert data["crowd_winner"] == "con" and data["judge"] == "Gamma Model"
 

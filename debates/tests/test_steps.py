@@ -377,3 +377,22 @@ def test_a_paused_debates_step_waits_unclaimed_and_runs_once_resumed(step_sends)
     step.refresh_from_db()
     assert step.status == StepStatus.DONE and step.note.startswith("Round 2 of 2.")
     assert debate.steps.filter(kind=StepKind.TURN, round=2, position="pro").exists()
+
+
+class TestIdentityLeaks:
+    def test_a_motion_that_names_a_debater_keeps_the_crowd_result_off_the_board(
+            self, debate_setup):
+        """The whole debate is read (issue 33): here the motion names a model's maker, and
+        no speech does."""
+        from debates.boards import _counted
+        from debates.crowd import crowd_vote
+
+        debate = finished(debate_setup, start(debate_setup, topic_id=None, rounds=1,
+                                              motion="Alphacorp builds the most honest "
+                                                     "assistant"))
+        assert debate.status == DebateStatus.COMPLETED, debate.error
+        assert list(debate.turns.values_list("names_model", flat=True)) == ["Alphacorp"] * 2
+        crowd_vote(debate_id=debate.pk, session_key="a-viewer", choice="pro")
+        debate.refresh_from_db()
+        assert debate.crowd_outcome and not _counted("crowd_outcome").filter(
+            pk=debate.pk).exists()

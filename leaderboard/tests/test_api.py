@@ -128,7 +128,8 @@ def test_worker_status_reports_runs(board):
 
 
 def test_aggregate_is_refused_to_visitors_and_non_staff(board):
-    assert Client().post("/api/worker/aggregate").status_code == 403
+    visitor = Client().post("/api/worker/aggregate", content_type="application/json")
+    assert visitor.status_code == 403
     user = get_user_model().objects.create_user("pat", password="pw-123456")
     client = Client()
     client.force_login(user)

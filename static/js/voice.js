@@ -34,11 +34,20 @@
     errorBox.hidden = !message;
   }
 
+  // A write to the API shows it comes from this site: JSON, and the page's CSRF token (the
+  // one htmx sends, from the body's hx-headers), beside the Origin the browser adds.
+  function writeHeaders() {
+    let headers = {};
+    try { headers = JSON.parse(document.body.getAttribute("hx-headers") || "{}"); } catch (e) { headers = {}; }
+    headers["Content-Type"] = "application/json";
+    return headers;
+  }
+
   async function api(method, url, body) {
     const response = await fetch(url, {
       method: method, credentials: "same-origin",
-      headers: body ? { "Content-Type": "application/json" } : {},
-      body: body ? JSON.stringify(body) : undefined,
+      headers: method === "GET" ? {} : writeHeaders(),
+      body: method === "GET" ? undefined : JSON.stringify(body || {}),
     });
     let data = null;
     try { data = await response.json(); } catch (e) { data = null; }
