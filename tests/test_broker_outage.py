@@ -45,7 +45,8 @@ def arena_on_private_redis(tmp_path, test_process_env, two_models, fake_openai):
 
 def test_redis_down_then_back_the_battle_saved_meanwhile_is_answered(arena_on_private_redis):
     base_url, socket, redis = arena_on_private_redis
-    with httpx.Client(base_url=base_url, timeout=60) as client:
+    # A script writes as the site's own pages do: with the site as its Origin.
+    with httpx.Client(base_url=base_url, timeout=60, headers={"Origin": base_url}) as client:
         before = client.post("/api/battles", json={"prompt": "Before the outage."})
         assert before.status_code == 200, before.text
 
