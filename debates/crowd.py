@@ -38,7 +38,8 @@ from debates.streams import announce_debate
 
 ALREADY_VOTED = "You already voted on this debate (one vote per debate)."
 ALREADY_REVEALED = "You revealed the models of this debate, which gives up your vote."
-NOT_VOTABLE = "This debate failed before it could be judged: there is nothing to vote on."
+NOT_VOTABLE = ("This debate ended before it could be judged (it failed or was cancelled): "
+               "there is nothing to vote on.")
 NOT_STARTED = "Wait for the first speech before voting."
 BAD_CHOICE = "Vote pro, con or tie."
 WAGERS_CLOSED = "Wagers closed when judging started; vote without a wager."
@@ -76,7 +77,7 @@ def crowd_vote(*, debate_id, session_key: str, choice: str, wager: int = 0,
         raise RuleError(BAD_WAGER, status=422)
 
     def record(debate: Debate) -> CrowdVote:
-        if debate.status == DebateStatus.FAILED:
+        if debate.status in (DebateStatus.FAILED, DebateStatus.CANCELLED):
             raise RuleError(NOT_VOTABLE, status=409)
         if not debate.turns.exists():
             raise RuleError(NOT_STARTED, status=409)

@@ -117,6 +117,11 @@ class DebateStatus(models.TextChoices):
     PAUSED = "paused", "Paused"
     COMPLETED = "completed", "Completed"
     FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+# A debate in one of these states takes no more steps.
+ENDED = (DebateStatus.COMPLETED, DebateStatus.FAILED, DebateStatus.CANCELLED)
 
 
 class DebateWinner(models.TextChoices):
@@ -214,7 +219,7 @@ class Debate(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in (DebateStatus.COMPLETED, DebateStatus.FAILED)
+        return self.status in ENDED
 
     @property
     def elapsed_ms(self) -> int:

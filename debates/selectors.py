@@ -174,6 +174,49 @@ class DebateView:
         judge = self.debate.judge_model
         return judge.name if judge is not None and self.revealed else None
 
+    @property
+    def payout_reason(self) -> str:
+        """Why the viewer's wager paid what it did."""
+        vote = self.viewer_vote
+        if vote is None or not vote.wager or vote.payout is None:
+            return ""
+        return payout_reason(self.debate, vote)
+
+    @property
+    def footnotes(self) -> list[str]:
+        """The debate's totals under it: usage only once the models are named (a price turns
+        a cost into a name), factuality and time for everyone."""
+        debate, notes = self.debate, []
+        if self.revealed:
+            notes += [f"Tokens: {debate.total_tokens:,}", f"cost ${debate.total_cost:.4f}"]
+        if debate.factuality is not None:
+            notes.append(f"factuality of the debate {debate.factuality:.2f}")
+        if debate.duration_ms:
+            notes.append(f"{debate.duration_ms / 1000:,.0f} s in all")
+        return notes
+
+
+def payout_reason(debate: Debate, vote: CrowdVote) -> str:
+    """A wager's payout in words: parimutuel on the AI verdict (:mod:`debates.crowd`)."""
+    stakes = list(debate.votes.filter(wager__gt=0).values_list("choice", "wager"))
+    pool = sum(wager for _choice, wager in stakes)
+    winner = debate.ai_winner
+    if not winner:
+        return "There is no AI verdict, so every stake was given back."
+    called = sum(wager for choice, wager in stakes if choice == winner)
+    verdict = winner.upper()
+    if not called:
+        return f"The judge said {verdict} and nobody called it, so every stake was given back."
+    if vote.choice != winner:
+        return (f"The judge said {verdict}: your stake joined the pool of {pool:,} points "
+                "shared by those who called it.")
+    if called == pool:
+        return (f"The judge said {verdict}, as you did, but every stake was on {verdict}: "
+                "there were no other stakes to win, so each one came back as it was.")
+    return (f"The judge said {verdict}, as you did: the pool of {pool:,} points is shared "
+            f"among those who called it, in proportion to their stakes ({called:,} points "
+            f"were on {verdict}).")
+
 
 def debate_view(*, debate: Debate, session_key: str | None) -> DebateView:
     """One debate as this viewer may see it, section by section: the two sides (their
@@ -187,9 +230,10 @@ def debate_view(*, debate: Debate, session_key: str | None) -> DebateView:
     return DebateView(
         debate=debate, sides=_sides(debate, revealed=revealed), rounds=_rounds(debate, steps),
         evaluations=list(debate.evaluations.all()),
-        writing=[s for s in pending if s.kind == StepKind.TURN
-                 and s.status == StepStatus.RUNNING],
-        current=pending[-1] if pending else None,
+        # An ended debate writes nothing more (a cancelled one's last call is left to end).
+        writing=[] if debate.is_finished else [
+            s for s in pending if s.kind == StepKind.TURN and s.status == StepStatus.RUNNING],
+        current=pending[-1] if pending and not debate.is_finished else None,
         viewer_vote=vote if vote is not None and vote.choice != CrowdChoice.REVEALED else None,
         revealed=revealed, tally=crowd_tally(debate), wagers_open=wagers_open(debate),
         points=points_of(session_key) if session_key else None,

@@ -237,7 +237,7 @@ def debate_cancel(*, debate_id, session_key: str) -> Debate:
         if debate.is_finished:
             raise RuleError(CANNOT_CANCEL.format(status=debate.get_status_display().lower()),
                             status=409)
-        debate.status, debate.error = DebateStatus.FAILED, CANCELLED
+        debate.status, debate.error = DebateStatus.CANCELLED, CANCELLED
         debate.duration_ms = debate.elapsed_ms
         debate.save(update_fields=["status", "error", "duration_ms", "updated_at"])
         # A step still waiting will never run: the sweep must not send it again and again.

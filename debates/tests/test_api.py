@@ -114,7 +114,7 @@ class TestRunAndRead:
         resumed = post(owner, f"/api/debates/{debate_id}/resume", {})
         assert resumed.status_code == 200 and resumed.json()["status"] == "in_progress"
         cancelled = post(owner, f"/api/debates/{debate_id}/cancel", {})
-        assert cancelled.status_code == 200 and cancelled.json()["status"] == "failed"
+        assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
         assert "Cancelled" in cancelled.json()["error"]
         wait_for(worker_idle)
 

@@ -286,7 +286,7 @@ class TestFailuresAndControls:
         services.debate_cancel(debate_id=debate.pk, session_key="owner-session")
         wait_for(worker_idle)
         debate.refresh_from_db()
-        assert debate.status == DebateStatus.FAILED and "Cancelled" in debate.error
+        assert debate.status == DebateStatus.CANCELLED and "Cancelled" in debate.error
         assert not debate.steps.filter(status=StepStatus.PENDING).exists()
         with pytest.raises(RuleError) as raised:
             services.debate_resume(debate_id=debate.pk, session_key="owner-session")

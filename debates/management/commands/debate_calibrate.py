@@ -20,7 +20,7 @@ from rich.console import Console
 from arena.errors import RuleError
 from arena.webserver import command_worker
 from debates.calibration import calibration_report, calibration_start
-from debates.models import Debate, DebateStatus
+from debates.models import ENDED, Debate
 
 POLL_SECONDS = 1.0
 
@@ -79,7 +79,7 @@ class Command(BaseCommand):
         deadline = time.monotonic() + timeout
         while True:
             open_ = Debate.objects.filter(pk__in=ids).exclude(
-                status__in=[DebateStatus.COMPLETED, DebateStatus.FAILED]).count()
+                status__in=ENDED).count()
             if not open_:
                 return
             if time.monotonic() > deadline:
