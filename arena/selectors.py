@@ -6,6 +6,7 @@ import time
 
 from django.conf import settings
 from django.db import DatabaseError
+from django.db.models import Count, Max
 
 from arena.availability import (
     Availability,
@@ -81,7 +82,7 @@ def model_endpoint(model: AIModel) -> ModelEndpoint:
     )
 
 
-_prompt_limit: tuple[float, list[int]] | None = None
+_prompt_limit: tuple[tuple, list[int]] | None = None
 
 
 def prompt_char_limit(*, readers: int | None = 2) -> int:
@@ -89,21 +90,21 @@ def prompt_char_limit(*, readers: int | None = 2) -> int:
     and usable, without probing them) can all read with room for their answers: a battle
     needs two (the second-largest budget), a panel every model (``None``: the smallest). In
     characters of plain text (an unknown context window sets no limit), never above
-    ``ARENA_PROMPT_MAX_CHARS``. The budgets are kept briefly in each process: every page's
-    text boxes count against them."""
+    ``ARENA_PROMPT_MAX_CHARS``. Every page's text boxes count against them, so each process
+    keeps the budgets while the registry is unchanged (how many models, the latest save: one
+    small aggregate per page, and a flush or another process's save is seen at once)."""
     global _prompt_limit
-    now = time.monotonic()
-    if _prompt_limit is None or now - _prompt_limit[0] >= ENDPOINT_CACHE_SECONDS:
-        ceiling = settings.ARENA_PROMPT_MAX_CHARS
-        try:
+    ceiling = settings.ARENA_PROMPT_MAX_CHARS
+    try:
+        version = tuple(AIModel.objects.aggregate(n=Count("pk"), at=Max("updated_at")).values())
+        if _prompt_limit is None or _prompt_limit[0] != version:
             usable = [m for m in AIModel.objects.all() if model_static_problem(m) is None]
-        except DatabaseError:  # a page during an outage still renders, with the setting's
-            return ceiling
-        budgets = sorted((ceiling if (budget := input_budget(m)) is None
-                          else max((budget - MESSAGE_OVERHEAD) * BYTES_PER_TOKEN, 0)
-                          for m in usable), reverse=True)
-        _prompt_limit = (now, budgets)
+            _prompt_limit = (version, sorted((
+                ceiling if (budget := input_budget(m)) is None
+                else max((budget - MESSAGE_OVERHEAD) * BYTES_PER_TOKEN, 0)
+                for m in usable), reverse=True))
+    except DatabaseError:  # a page during an outage still renders, with the setting's
+        return ceiling
     budgets = _prompt_limit[1]
     count = len(budgets) if readers is None else min(readers, len(budgets))
-    nth = budgets[count - 1] if budgets else settings.ARENA_PROMPT_MAX_CHARS
-    return min(nth, settings.ARENA_PROMPT_MAX_CHARS)
+    return min(budgets[count - 1] if budgets else ceiling, ceiling)

@@ -54,3 +54,13 @@ def fresh_rate_limits() -> Iterator[None]:
 
     limits_reset()
     yield
+
+
+@pytest.fixture(autouse=True)
+def fresh_model_registry_caches() -> None:
+    """Every test reads the models it made: each process keeps the registry's endpoints and
+    the prompt limits briefly, cleared when a model is saved, which a test's database flush
+    or a queryset update does not do."""
+    from arena.selectors import model_endpoints_forget
+
+    model_endpoints_forget()

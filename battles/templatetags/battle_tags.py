@@ -15,4 +15,10 @@ def get_item(mapping, key):
 
 @register.simple_tag
 def vote_choices():
-    return [(choice.value, choice.label) for choice in VOTE_ORDER]
+    """(value, label, short label) per vote, in the order of the keys 1-4; a phone shows the
+    short one, so the four fit one row."""
+    return [(choice.value, choice.label, SHORT_LABELS[choice.value]) for choice in VOTE_ORDER]
+
+
+SHORT_LABELS = {"left_better": "Left", "tie": "Tie", "both_bad": "Both bad",
+                "right_better": "Right"}

@@ -35,10 +35,11 @@ def leaderboard_rows(rows, *, provisional: bool = False, link: bool = False) -> 
             f'<td class="lb-model">{name}{badge}</td>'
             f'<td class="num lb-score">{row.rating_display}</td>'
             f'<td class="num lb-ci">{row.ci_display}</td>'
-            f'<td class="num">{row.elo_display}</td>'
+            f'<td class="num wide-only">{row.elo_display}</td>'
             f'<td class="num">{e.votes}</td>'
-            f'<td class="num">{row.win_rate_display}</td>'
-            f'<td class="num">{e.both_bad}</td>'
-            f"<td>{escape(e.organization)}</td><td>{escape(e.license)}</td></tr>"
+            f'<td class="num wide-only">{row.win_rate_display}</td>'
+            f'<td class="num wide-only">{e.both_bad}</td>'
+            f'<td class="wide-only">{escape(e.organization)}</td>'
+            f'<td class="wide-only">{escape(e.license)}</td></tr>'
         )
     return mark_safe("\n".join(out))  # noqa: S308 - every value above is escaped or numeric
