@@ -67,3 +67,17 @@ def test_the_wager_comes_before_the_vote_buttons():
     page = _page(debate_row())
     form = page.split('data-testid="vote-form"', 1)[1].split("</form>", 1)[0]
     assert form.index('data-testid="wager"') < form.index('data-testid="vote-pro"')
+
+
+def test_a_judge_that_gave_no_verdict_says_why_on_the_page():
+    """"no verdict" rows showed no reason (it was only in a tooltip)."""
+    from debates.models import JudgeEvaluation
+
+    debate = debate_row()
+    JudgeEvaluation.objects.create(debate=debate, judge=debate.model_a, role="primary",
+                                   order="pro_first", winner="", attempts=3,
+                                   error="The model provider did not respond in time.")
+    Debate.objects.filter(pk=debate.pk).update(status=DebateStatus.COMPLETED, needs_review=True)
+    page = _page(debate)
+    reason = page.split('data-testid="no-verdict-reason">', 1)[1].split("<", 1)[0]
+    assert reason == "The model provider did not respond in time."
