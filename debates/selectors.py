@@ -192,7 +192,8 @@ class DebateView:
         if debate.factuality is not None:
             notes.append(f"factuality of the debate {debate.factuality:.2f}")
         if debate.duration_ms:
-            notes.append(f"{debate.duration_ms / 1000:,.0f} s in all")
+            ms = debate.duration_ms
+            notes.append(f"{ms:,} ms in all" if ms < 1000 else f"{ms / 1000:,.0f} s in all")
         return notes
 
 
