@@ -232,6 +232,7 @@ def compact_revision_messages(original: list[ChatMessage], reply: str, findings:
 
 _LIST_MARK = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*\u2022])\s*", re.MULTILINE)
 _SENTENCE = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)]*\s+")
+_QUOTE = re.compile(r"[\"\u201c\u201d]")  # a quoted speech's sentences are sentences too
 
 
 def _key(sentence: str) -> str:
@@ -247,7 +248,8 @@ def parse_compact(text: str, *, prompt: Iterable[str] = ()) -> ParsedTurn:
     speech = " ".join(_LIST_MARK.sub("", speech).split())
     if len(speech) > 1 and speech[0] in "\"\u201c" and speech[-1] in "\"\u201d":
         speech = speech[1:-1].strip()
-    copied = {_key(s) for part in prompt for s in _SENTENCE.split(part)}
+    copied = {_key(s) for part in prompt for quoted in _QUOTE.split(part)
+              for s in _SENTENCE.split(quoted)}
     kept: list[str] = []
     seen: set[str] = set()
     for sentence in _SENTENCE.split(speech):

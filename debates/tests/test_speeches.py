@@ -107,9 +107,11 @@ class TestCompactTurn:
         ("Open the debate: give two reasons for the motion. Cars are bad.", "Cars are bad."),
         ("Reason against the motion: The discussion should focus on health.",
          "The discussion should focus on health."),
+        ("Cars pollute the air. Buses pollute less.", "Buses pollute less."),
     ])
     def test_the_reply_is_one_paragraph_without_what_was_echoed_or_repeated(self, reply, speech):
-        prompt = ["Open the debate: give two reasons for the motion."]
+        prompt = ["Open the debate: give two reasons for the motion.",
+                  'Your opponent said: "Cars pollute the air. Ban them." Answer their point.']
         parsed = parse_compact(reply, prompt=prompt)
         assert parsed.speech == speech and not parsed.tags_missing
         assert parsed.reflection == parsed.critique == ""
