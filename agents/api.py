@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from django.conf import settings
 from django.http import HttpRequest
 from ninja import Field, NinjaAPI, Router, Schema
 
@@ -17,8 +16,7 @@ from arena.api import answer_errors_as_detail
 from arena.contests.flags import voter_of
 from arena.errors import RuleError, errors
 from arena.inputs import parse_uuid
-from arena.ratelimit import visitor_limit
-from arena.sessions import session_key_for
+from arena.visitors import VOICE_BATTLE, found_or_404, visitor_read, visitor_write
 
 router = Router(tags=["voice battles"])
 ONLY_AGENT = "Only agent battles are generated here (battle_type \"agent\"); text battles " \
@@ -127,8 +125,9 @@ class VoiceMetricsOut(Schema):
 
 
 def _battle(request: HttpRequest, battle_id: str):
-    return services.battle_owned(
-        battle_id=parse_uuid(battle_id), session_key=session_key_for(request, create=False))
+    return visitor_read(request, lambda key: found_or_404(
+        selectors.agent_battle_owned(battle_id=parse_uuid(battle_id), session_key=key),
+        services.BATTLE_NOT_FOUND))
 
 
 @router.post("/battles/generate", response={200: VoiceBattleOut, **errors(400, 413, 422, 429, 503)})
@@ -136,9 +135,8 @@ def generate(request: HttpRequest, payload: VoiceGenerateIn):
     """Pick a scenario and two agents that can take calls (two providers when there are)."""
     if payload.battle_type != "agent":
         raise RuleError(ONLY_AGENT, status=422)
-    visitor_limit(request, action="voice_battle", limit=settings.ARENA_VOICE_BATTLES_PER_HOUR,
-                  per="hour")
-    battle = services.battle_generate(session_key=session_key_for(request))
+    battle = visitor_write(request, lambda key: services.battle_generate(session_key=key),
+                           VOICE_BATTLE)
     return selectors.battle_payload(battle)
 
 
@@ -152,10 +150,9 @@ def battle_detail(request: HttpRequest, battle_id: str):
              response={200: VoiceBattleOut, **errors(400, 404, 409, 413, 422)})
 def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     """One vote per battle, after both conversations; reveals the agents."""
-    services.battle_vote(battle_id=parse_uuid(battle_id),
-                         session_key=session_key_for(request, create=False),
-                         overall=payload.overall, sub_votes=payload.sub_votes,
-                         voter=voter_of(request))
+    visitor_read(request, lambda key: services.agent_battle_vote(
+        battle_id=parse_uuid(battle_id), session_key=key, overall=payload.overall,
+        sub_votes=payload.sub_votes, voter=voter_of(request)))
     return selectors.battle_payload(_battle(request, battle_id))
 
 

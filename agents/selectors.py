@@ -16,9 +16,22 @@ from agents.models import (
 )
 from arena.errors import RuleError
 from arena.modes import Figure
+from arena.queries import one_or_none
 from arena.steps import FINISHED, StepStatus
 
 VOTE_FIRST = "Vote first: the agents and their metrics are revealed after your vote."
+
+
+def agent_battle_owned(*, battle_id, session_key: str | None,
+                       lock: bool = False) -> AgentBattle | None:
+    """The battle if ``session_key`` started it (locked for a write with ``lock``), else
+    None: for anyone else it does not exist."""
+    if not session_key or battle_id is None:
+        return None
+    battles = AgentBattle.objects.select_related("scenario", "config_a", "config_b")
+    if lock:
+        battles = battles.select_for_update(of=("self",))
+    return one_or_none(battles.filter(pk=battle_id, session_key=session_key))
 
 
 def scenario_payload(battle: AgentBattle) -> dict:

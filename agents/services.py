@@ -26,12 +26,13 @@ from agents.models import (
     Scenario,
     StageKind,
 )
+from agents.selectors import agent_battle_owned
 from agents.signals import agent_vote_recorded
 from arena.contests.pairing import pair_pick
 from arena.contests.voting import vote_once
 from arena.errors import RuleError
-from arena.queries import one_or_none
 from arena.steps import step_enqueue
+from arena.visitors import found_or_404
 from leaderboard.ratings.pairing import partner_pairs
 
 BATTLE_NOT_FOUND = "Voice battle not found."
@@ -47,17 +48,6 @@ ALREADY_VOTED = "You already voted on this battle."
 BAD_OVERALL = "Vote a, b or tie overall."
 BAD_SUB_VOTE = ("Sub-votes are naturalness, speed, understanding and helpfulness, each a, b "
                 "or tie.")
-
-
-def battle_owned(*, battle_id, session_key: str | None, lock: bool = False) -> AgentBattle:
-    """The battle, only for the session that started it (anyone else: not found)."""
-    battles = AgentBattle.objects.select_related("scenario", "config_a", "config_b")
-    if lock:
-        battles = battles.select_for_update(of=("self",))
-    battle = one_or_none(battles.filter(pk=battle_id, session_key=session_key or ""))
-    if battle is None or not session_key:
-        raise RuleError(BATTLE_NOT_FOUND, status=404)
-    return battle
 
 
 def available_agents() -> tuple[list[AgentConfiguration], dict[str, str]]:
@@ -105,7 +95,8 @@ def conversation_open(*, battle_id, label: str, session_key: str | None) -> Agen
         raise RuleError(BAD_LABEL)
     try:
         with transaction.atomic():
-            battle = battle_owned(battle_id=battle_id, session_key=session_key, lock=True)
+            battle = found_or_404(agent_battle_owned(battle_id=battle_id, session_key=session_key,
+                                                      lock=True), BATTLE_NOT_FOUND)
             _check_open(battle, label)
             conversation = AgentConversation.objects.create(
                 battle=battle, agent_label=label, agent_config=battle.config(label),
@@ -205,7 +196,7 @@ def _sub_votes(raw: Mapping[str, str] | None) -> dict[str, str]:
     return votes
 
 
-def battle_vote(*, battle_id, session_key: str | None, overall: str,
+def agent_battle_vote(*, battle_id, session_key: str | None, overall: str,
                 sub_votes: Mapping[str, str] | None = None, voter: str = "") -> AgentVote:
     """``voter``: the client address as :func:`arena.contests.flags.voter_of` keys it (the
     daily cap on counted votes applies to it as well as to the session)."""
@@ -214,7 +205,8 @@ def battle_vote(*, battle_id, session_key: str | None, overall: str,
     votes = _sub_votes(sub_votes)
 
     def lock() -> AgentBattle:
-        battle = battle_owned(battle_id=battle_id, session_key=session_key, lock=True)
+        battle = found_or_404(agent_battle_owned(battle_id=battle_id, session_key=session_key,
+                                                      lock=True), BATTLE_NOT_FOUND)
         if battle.status == BattleStatus.VOTED:
             raise RuleError(ALREADY_VOTED, status=409)
         if battle.conversations.filter(status=ConversationStatus.DONE).count() != 2:

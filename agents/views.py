@@ -9,12 +9,12 @@ from django.views.decorators.http import require_GET
 
 from agents.models import (
     SUB_DIMENSIONS,
-    AgentBattle,
     AgentConversation,
     AgentVote,
     ConversationStatus,
     recordings_dir,
 )
+from agents.selectors import agent_battle_owned
 from arena.sessions import session_key_for
 
 
@@ -34,7 +34,7 @@ def voice_page(request: HttpRequest) -> HttpResponse:
 def recording(request: HttpRequest, battle_id, label: str, side: str) -> FileResponse:
     """One side of one call, only to the battle's owner and only after the vote."""
     session_key = session_key_for(request, create=False)
-    battle = AgentBattle.objects.filter(pk=battle_id, session_key=session_key or "-").first()
+    battle = agent_battle_owned(battle_id=battle_id, session_key=session_key)
     if battle is None or side not in ("caller", "agent") or label not in ("a", "b") or \
             not AgentVote.objects.filter(battle=battle).exists():
         raise Http404("No such recording.")

@@ -8,10 +8,10 @@ from arena.streaming import StreamConsumer
 
 class BattleConsumer(StreamConsumer):
     def authorize(self, *, session_key, battle_id):
-        from battles.selectors import battle_for_viewer, battle_streaming_responses
+        from battles.selectors import battle_streaming_responses, battle_visible
         from battles.streams import battle_group
 
-        battle = battle_for_viewer(battle_id=battle_id, session_key=session_key)
+        battle = battle_visible(battle_id=battle_id, session_key=session_key)
         if battle is None:
             return None
         return battle_group(battle.id), battle_streaming_responses(battle=battle)

@@ -33,7 +33,7 @@ def battle_get(*, battle_id) -> Battle:
     return _battle_queryset().get(pk=battle_id)
 
 
-def battle_for_viewer(*, battle_id, session_key: str | None) -> Battle | None:
+def battle_visible(*, battle_id, session_key: str | None) -> Battle | None:
     """The battle if this visitor may see it: its owner, or anyone once it is voted."""
     battle_id = parse_uuid(battle_id)
     if battle_id is None:
@@ -46,21 +46,16 @@ def battle_for_viewer(*, battle_id, session_key: str | None) -> Battle | None:
     return battle if battle_vote_of(battle) is not None else None
 
 
-def battle_owned(*, battle_id, session_key: str | None) -> Battle | None:
-    """The battle with its two models (nothing else read) if ``session_key`` owns it: what a
-    write needs before its service locks the battle and reads the rest."""
+def battle_owned(*, battle_id, session_key: str | None, whole: bool = False) -> Battle | None:
+    """The battle if ``session_key`` owns it, else None. With its two models only (what a
+    write needs before its service locks the battle and reads the rest), or ``whole`` as a
+    page shows it."""
     battle_id = parse_uuid(battle_id)
     if battle_id is None or not session_key:
         return None
-    return one_or_none(Battle.objects.select_related("model_a", "model_b")
-                       .filter(pk=battle_id, session_key=session_key))
-
-
-def battle_for_owner(*, battle_id, session_key: str | None) -> Battle | None:
-    battle = battle_for_viewer(battle_id=battle_id, session_key=session_key)
-    if battle is None or not session_key or battle.session_key != session_key:
-        return None
-    return battle
+    battles = _battle_queryset() if whole else Battle.objects.select_related("model_a",
+                                                                            "model_b")
+    return one_or_none(battles.filter(pk=battle_id, session_key=session_key))
 
 
 def battle_vote_of(battle: Battle) -> Vote | None:
@@ -81,7 +76,7 @@ def battle_list_for_session(*, session_key: str | None, limit: int = 50) -> list
     )
 
 
-def thread_for_owner(*, thread_id, session_key: str | None) -> Thread | None:
+def thread_owned(*, thread_id, session_key: str | None) -> Thread | None:
     """The visitor's own session (thread); nobody else's, even voted."""
     thread_id = parse_uuid(thread_id)
     if thread_id is None or not session_key:

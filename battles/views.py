@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -10,8 +9,8 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from arena.contests.flags import voter_of
 from arena.errors import RuleError, rule_error_response
-from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
+from arena.visitors import BATTLE_CREATE, BATTLE_WRITE, visitor_count
 from battles import selectors, services
 from battles.models import Position
 
@@ -41,7 +40,7 @@ def _context(request: HttpRequest, *, thread=None, **extra) -> dict:
 
 
 def _viewable(request: HttpRequest, battle_id) -> selectors.BattleView:
-    battle = selectors.battle_for_viewer(
+    battle = selectors.battle_visible(
         battle_id=battle_id, session_key=session_key_for(request, create=False)
     )
     if battle is None:
@@ -50,8 +49,8 @@ def _viewable(request: HttpRequest, battle_id) -> selectors.BattleView:
 
 
 def _owned(request: HttpRequest, battle_id):
-    battle = selectors.battle_for_owner(
-        battle_id=battle_id, session_key=session_key_for(request, create=False)
+    battle = selectors.battle_owned(
+        battle_id=battle_id, session_key=session_key_for(request, create=False), whole=True
     )
     if battle is None:
         raise Http404("battle not found")
@@ -68,15 +67,11 @@ def _with_turn(battle, turn) -> tuple[selectors.BattleView, selectors.TurnView]:
     return view, next(t for t in view.turns if t.turn.id == turn.id)
 
 
-def _limit(request: HttpRequest) -> None:
-    visitor_limit(request, action="battle_write", limit=settings.ARENA_WRITES_PER_MINUTE)
-
-
 def _start(request: HttpRequest, thread=None):
     """Start a battle from the posted prompt (in ``thread``, else in a new session)."""
     prompt = request.POST.get("prompt", "")
     try:
-        visitor_limit(request, action="battle_create", limit=settings.ARENA_BATTLES_PER_MINUTE)
+        visitor_count(request, BATTLE_CREATE)
         battle, _ = services.battle_create(session_key=session_key_for(request), prompt=prompt,
                                            thread=thread)
     except RuleError as exc:
@@ -102,7 +97,7 @@ def battle_new(request: HttpRequest):
 @require_http_methods(["GET", "POST"])
 def thread_detail(request: HttpRequest, thread_id):
     """A session: its latest battle; an empty one offers its first. POST: its next battle."""
-    thread = selectors.thread_for_owner(
+    thread = selectors.thread_owned(
         thread_id=thread_id, session_key=session_key_for(request, create=False))
     if thread is None:
         raise Http404("session not found")
@@ -126,7 +121,7 @@ def battle_detail(request: HttpRequest, battle_id):
 def battle_follow_up(request: HttpRequest, battle_id):
     battle = _owned(request, battle_id)
     try:
-        _limit(request)
+        visitor_count(request, BATTLE_WRITE)
         turn = services.battle_follow_up(battle=battle, prompt=request.POST.get("prompt", ""))
     except RuleError as exc:
         return _error(request, exc)
@@ -136,10 +131,10 @@ def battle_follow_up(request: HttpRequest, battle_id):
 
 
 @require_POST
-def battle_vote(request: HttpRequest, battle_id):
+def battle_vote_form(request: HttpRequest, battle_id):
     battle = _owned(request, battle_id)
     try:
-        _limit(request)
+        visitor_count(request, BATTLE_WRITE)
         services.battle_vote(battle_id=battle.id, session_key=battle.session_key,
                              choice=request.POST.get("vote", ""), voter=voter_of(request))
     except RuleError as exc:
@@ -156,7 +151,7 @@ def battle_retry(request: HttpRequest, battle_id, position: str):
     if position not in Position.values:
         raise Http404("no such side")
     try:
-        _limit(request)
+        visitor_count(request, BATTLE_WRITE)
         response = services.response_retry(battle=battle, position=position)
     except RuleError as exc:
         return _error(request, exc)
@@ -170,7 +165,7 @@ def battle_retry(request: HttpRequest, battle_id, position: str):
 def battle_stop(request: HttpRequest, battle_id):
     battle = _owned(request, battle_id)
     try:
-        _limit(request)
+        visitor_count(request, BATTLE_WRITE)
         turn = services.battle_stop(battle=battle)
     except RuleError as exc:
         return _error(request, exc)
@@ -203,8 +198,9 @@ def battle_history(request: HttpRequest):
     """The sidebar alone (it refreshes itself); ``?battle=`` or ``?session=`` names what the
     page shows."""
     key = session_key_for(request, create=False)
-    battle = selectors.battle_for_owner(battle_id=request.GET.get("battle", ""), session_key=key)
-    thread = battle.thread if battle else selectors.thread_for_owner(
+    battle = selectors.battle_owned(battle_id=request.GET.get("battle", ""), session_key=key,
+                                    whole=True)
+    thread = battle.thread if battle else selectors.thread_owned(
         thread_id=request.GET.get("session", ""), session_key=key)
     context = _context(request, thread=thread)
     context["current_battle_id"] = battle.id if battle else None

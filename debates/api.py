@@ -11,14 +11,19 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.conf import settings
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 
 from arena.contests.flags import voter_of
-from arena.errors import RuleError, errors
-from arena.ratelimit import visitor_limit
-from arena.sessions import session_key_for
+from arena.errors import errors
+from arena.visitors import (
+    DEBATE_API,
+    DEBATE_CREATE,
+    found_or_404,
+    visitor_count,
+    visitor_read,
+    visitor_write,
+)
 from debates import crowd, selectors, services
 from debates.models import MAX_ROUNDS, MAX_WORD_LIMIT, MIN_ROUNDS, MIN_WORD_LIMIT, DebateOrigin
 from debates.payloads import debate_payload
@@ -26,11 +31,6 @@ from debates.payloads import debate_payload
 router = Router(tags=["debates"])
 
 NOT_FOUND = "Debate not found."
-
-
-def _count(request: HttpRequest) -> None:
-    visitor_limit(request, action="debate_api", limit=settings.ARENA_DEBATE_REQUESTS_PER_HOUR,
-                  per="hour")
 
 
 CHOSEN_NOTE = " Choosing one makes the debate chosen: your own vote on it will not count."
@@ -183,36 +183,30 @@ class DebateVoteOut(Schema):
 
 
 def _visible(debate_id: str):
-    debate = selectors.debate_visible(debate_id=debate_id)
-    if debate is None:
-        raise RuleError(NOT_FOUND, status=404)
-    return debate
+    return found_or_404(selectors.debate_visible(debate_id=debate_id), NOT_FOUND)
 
 
 def _view(request: HttpRequest, debate):
-    return selectors.debate_view(debate=debate,
-                                 session_key=session_key_for(request, create=False))
+    return visitor_read(request, lambda key: selectors.debate_view(debate=debate,
+                                                                  session_key=key))
 
 
 @router.post("/debate/run", response={200: DebateRunOut, **errors(400, 413, 422, 429, 503)})
 def run_debate(request: HttpRequest, payload: DebateRunIn):
     """Start a debate; an invalid configuration is a 400 naming every problem. Follow it
     with ``GET /api/debates/{debate_id}`` or the socket ``/ws/debates/{debate_id}/``."""
-    _count(request)
-    visitor_limit(request, action="debate_create", limit=settings.ARENA_DEBATES_PER_HOUR,
-                  per="hour")
-    debate = services.debate_create(
-        session_key=session_key_for(request), origin=DebateOrigin.API,
-        **payload.dict(exclude={"listed"}), listed=payload.listed)
+    debate = visitor_write(request, lambda key: services.debate_create(
+        session_key=key, origin=DebateOrigin.API,
+        **payload.dict(exclude={"listed"}), listed=payload.listed), DEBATE_API, DEBATE_CREATE)
     return {"debate_id": str(debate.pk), "status": debate.status}
 
 
 @router.get("/debates", response={200: DebateListOut, **errors(429)})
 def list_debates(request: HttpRequest, filters: Query[DebateListQuery]):
     """Listed debates, newest first, by persona and position (models stay hidden)."""
-    _count(request)
-    debates = selectors.debate_list(**filters.dict(),
-                                    session_key=session_key_for(request, create=False))
+    debates = visitor_read(request, lambda key: selectors.debate_list(**filters.dict(),
+                                                                      session_key=key),
+                           DEBATE_API)
     return {"debates": [
         {"debate_id": str(d.pk), "motion": d.motion, "category": d.category,
          "status": d.status, "pro": d.pro, "con": d.con, "turns": d.turn_count,
@@ -223,14 +217,14 @@ def list_debates(request: HttpRequest, filters: Query[DebateListQuery]):
 @router.get("/debates/{debate_id}", response={200: DebateOut, **errors(404, 429)})
 def get_debate(request: HttpRequest, debate_id: str):
     """Status, transcript with fact checks, the judge's verdicts and the crowd result."""
-    _count(request)
+    visitor_count(request, DEBATE_API)
     return debate_payload(_view(request, _visible(debate_id)))
 
 
 def _control(request: HttpRequest, debate_id: str, action):
-    _count(request)
     debate = _visible(debate_id)
-    action(debate_id=debate.pk, session_key=session_key_for(request, create=False) or "")
+    visitor_read(request, lambda key: action(debate_id=debate.pk, session_key=key or ""),
+                 DEBATE_API)
     return debate_payload(_view(request, _visible(debate_id)))
 
 
@@ -258,12 +252,11 @@ def cancel_debate(request: HttpRequest, debate_id: str):
 def vote_debate(request: HttpRequest, payload: DebateVoteIn):
     """Vote pro, con or tie once, with an optional wager; the answer names the models.
     A second vote from the same session is a 409."""
-    _count(request)
+    visitor_count(request, DEBATE_API)
     debate = _visible(payload.debate_id)
-    session_key = session_key_for(request)
-    vote = crowd.crowd_vote(debate_id=debate.pk, session_key=session_key,
-                            choice=payload.choice, wager=payload.wager,
-                            voter=voter_of(request))
-    view = selectors.debate_view(debate=debate, session_key=session_key)
+    vote = visitor_write(request, lambda key: crowd.debate_vote(
+        debate_id=debate.pk, session_key=key, choice=payload.choice, wager=payload.wager,
+        voter=voter_of(request)))
+    view = _view(request, debate)
     return {"debate_id": str(debate.pk), "choice": vote.choice, "wager": vote.wager,
             "points": view.points, "sides": debate_payload(view)["sides"]}

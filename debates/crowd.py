@@ -68,7 +68,7 @@ def _take_points(session_key: str, wager: int) -> None:
     PointsAccount.objects.filter(pk=session_key).update(points=F("points") - wager)
 
 
-def crowd_vote(*, debate_id, session_key: str, choice: str, wager: int = 0,
+def debate_vote(*, debate_id, session_key: str, choice: str, wager: int = 0,
                voter: str = "") -> CrowdVote:
     """``voter``: the client address as :func:`arena.contests.flags.voter_of` keys it."""
     if choice not in (CrowdChoice.PRO, CrowdChoice.CON, CrowdChoice.TIE):

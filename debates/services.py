@@ -192,7 +192,7 @@ def debate_factuality_refresh(*, debate_id) -> None:
     Debate.objects.filter(pk=debate_id).update(factuality=factuality(verdicts))
 
 
-def _owned(debate: Debate, session_key: str) -> None:
+def _creator_only(debate: Debate, session_key: str) -> None:
     if not session_key or debate.session_key != session_key:
         raise RuleError(NOT_YOURS, status=403)
 
@@ -200,7 +200,7 @@ def _owned(debate: Debate, session_key: str) -> None:
 def debate_pause(*, debate_id, session_key: str) -> Debate:
     with transaction.atomic():
         debate = _locked(debate_id)
-        _owned(debate, session_key)
+        _creator_only(debate, session_key)
         if debate.status not in (DebateStatus.INITIALIZING, DebateStatus.IN_PROGRESS):
             raise RuleError(CANNOT_PAUSE.format(status=debate.get_status_display().lower()),
                             status=409)
@@ -215,7 +215,7 @@ def debate_resume(*, debate_id, session_key: str) -> Debate:
     a finished last step moves the debate on."""
     with transaction.atomic():
         debate = _locked(debate_id)
-        _owned(debate, session_key)
+        _creator_only(debate, session_key)
         if debate.status != DebateStatus.PAUSED:
             raise RuleError(CANNOT_RESUME.format(status=debate.get_status_display().lower()),
                             status=409)
@@ -233,7 +233,7 @@ def debate_resume(*, debate_id, session_key: str) -> Debate:
 def debate_cancel(*, debate_id, session_key: str) -> Debate:
     with transaction.atomic():
         debate = _locked(debate_id)
-        _owned(debate, session_key)
+        _creator_only(debate, session_key)
         if debate.is_finished:
             raise RuleError(CANNOT_CANCEL.format(status=debate.get_status_display().lower()),
                             status=409)

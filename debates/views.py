@@ -7,7 +7,6 @@ the server (static/js/debate.js).
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import Http404, HttpRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -15,8 +14,8 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from arena.contests.flags import voter_of
 from arena.errors import RuleError, rule_error_response
-from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
+from arena.visitors import DEBATE_CREATE, DEBATE_WRITE, visitor_count
 from debates import crowd, selectors, services
 from debates.models import MAX_ROUNDS, MAX_WORD_LIMIT, MIN_ROUNDS, MIN_WORD_LIMIT, DebateStatus
 
@@ -61,8 +60,7 @@ def debate_new(request: HttpRequest):
     motion = post.get("motion", "").strip() or ("" if topic == "own" else None)
     own = motion is not None
     try:
-        visitor_limit(request, action="debate_create", limit=settings.ARENA_DEBATES_PER_HOUR,
-                      per="hour")
+        visitor_count(request, DEBATE_CREATE)
         debate = services.debate_create(
             session_key=session_key_for(request),
             model_a=post.get("model_a") or None, model_b=post.get("model_b") or None,
@@ -104,7 +102,7 @@ def _act(request: HttpRequest, debate_id, action) -> object:
         raise Http404("debate not found")
     error: RuleError | None = None
     try:
-        visitor_limit(request, action="debate_write", limit=settings.ARENA_WRITES_PER_MINUTE)
+        visitor_count(request, DEBATE_WRITE)
         action(session_key_for(request))
     except RuleError as exc:
         error = exc
@@ -116,9 +114,9 @@ def _act(request: HttpRequest, debate_id, action) -> object:
 
 
 @require_POST
-def debate_vote(request: HttpRequest, debate_id):
+def debate_vote_form(request: HttpRequest, debate_id):
     wager = _int(request.POST.get("wager"), 0)
-    return _act(request, debate_id, lambda key: crowd.crowd_vote(
+    return _act(request, debate_id, lambda key: crowd.debate_vote(
         debate_id=debate_id, session_key=key, choice=request.POST.get("choice", ""),
         wager=wager, voter=voter_of(request)))
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.conf import settings
 from django.http import HttpRequest
 from ninja import Field, Router, Schema
 
-from arena.errors import RuleError, errors
-from arena.ratelimit import visitor_limit
-from arena.sessions import session_key_for
+from arena.errors import errors
+from arena.visitors import PANEL_CREATE, found_or_404, visitor_read, visitor_write
 from panels import selectors, services
 from panels.models import PanelOrigin
 
@@ -119,28 +117,26 @@ class PanelListOut(Schema):
 def run_panel(request: HttpRequest, payload: PanelRunIn):
     """Start a panel: every available model (or ``models``) answers, then every answering
     model ranks all answers. Poll ``GET /api/panel/{panel_id}``."""
-    visitor_limit(request, action="panel_create", limit=settings.ARENA_PANELS_PER_MINUTE)
-    panel = services.panel_create(
+    panel = visitor_write(request, lambda key: services.panel_create(
         question=payload.question, models=payload.models, auto=payload.auto,
-        session_key=session_key_for(request), origin=PanelOrigin.API, public=payload.public,
-    )
+        session_key=key, origin=PanelOrigin.API, public=payload.public,
+    ), PANEL_CREATE)
     return {"panel_id": str(panel.id)}
 
 
 @router.get("/panel/{panel_id}", response={200: PanelOut, **errors(404)})
 def get_panel(request: HttpRequest, panel_id: str):
     """Status, answers, every judge's ranking and, once done, the verdict."""
-    panel = selectors.panel_get(panel_id=panel_id)
-    if panel is None:
-        raise RuleError(NOT_FOUND, status=404)
+    panel = found_or_404(selectors.panel_get(panel_id=panel_id), NOT_FOUND)
     return selectors.panel_payload(selectors.panel_view(panel=panel))
 
 
 @router.get("/panels", response=PanelListOut)
 def list_panels(request: HttpRequest):
     """Your panels and the public ones, newest first."""
+    panels = visitor_read(request, lambda key: selectors.panel_list(session_key=key))
     return {"panels": [
         {"panel_id": str(p.id), "question": p.question, "status": p.status,
          "answers": p.answer_count, "created_at": p.created_at, "public": p.is_public}
-        for p in selectors.panel_list(session_key=session_key_for(request, create=False))
+        for p in panels
     ]}

@@ -14,8 +14,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from arena.errors import RuleError, rule_error_response
-from arena.ratelimit import visitor_limit
 from arena.sessions import session_key_for
+from arena.visitors import PANEL_CLARIFY, PANEL_CREATE, visitor_count
 from panels import selectors, services
 from panels.models import PanelOrigin
 
@@ -65,7 +65,7 @@ def panel_index(request: HttpRequest):
         return render(request, TEMPLATE, _form_context(request))
     auto = request.POST.get("action") == "generate"
     try:
-        visitor_limit(request, action="panel_create", limit=settings.ARENA_PANELS_PER_MINUTE)
+        visitor_count(request, PANEL_CREATE)
         panel = services.panel_create(
             question=request.POST.get("question", ""),
             models=request.POST.getlist("models") or None,
@@ -106,7 +106,7 @@ def panel_clarify(request: HttpRequest, panel_id):
     key = session_key_for(request, create=False) or ""
     error: RuleError | None = None
     try:
-        visitor_limit(request, action="panel_clarify", limit=settings.ARENA_WRITES_PER_MINUTE)
+        visitor_count(request, PANEL_CLARIFY)
         if request.POST.get("action") == "skip":
             services.panel_clarification_skip(panel=panel, session_key=key)
         else:

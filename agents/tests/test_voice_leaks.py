@@ -28,7 +28,7 @@ def called(lines_a: list[str], lines_b: list[str]):
 def test_a_call_that_names_its_agent_is_kept_but_not_counted():
     battle = called(["Hello?", "Hi, you are talking to **Ec**ho\u200b B."],
                     ["Hello?", "Hello, how can I help?"])
-    vote = services.battle_vote(battle_id=battle.pk, session_key="owner", overall="a")
+    vote = services.agent_battle_vote(battle_id=battle.pk, session_key="owner", overall="a")
     assert not vote.counts_for_rating
     assert vote.exclusion_reason == NAMES_AN_AGENT.format(term="echo")
 
@@ -36,5 +36,5 @@ def test_a_call_that_names_its_agent_is_kept_but_not_counted():
 def test_calls_that_name_nobody_count():
     battle = called(["Book me a haircut.", "Sure, Tuesday at three."],
                     ["Book me a haircut.", "Done: Tuesday at three."])
-    assert services.battle_vote(battle_id=battle.pk, session_key="owner",
+    assert services.agent_battle_vote(battle_id=battle.pk, session_key="owner",
                                 overall="tie").counts_for_rating

@@ -58,7 +58,7 @@ def test_a_worker_killed_mid_evaluation_loses_nothing(
         with doomed_worker(env, monkeypatch) as kill:
             record_call(battle, "a")
             record_call(battle, "b")
-            services.battle_vote(battle_id=battle.pk, session_key=key, overall="a")
+            services.agent_battle_vote(battle_id=battle.pk, session_key=key, overall="a")
             # The doomed worker measures and transcribes both calls, then asks the judge.
             wait_for(lambda: len(script.judged) == 2 and EvaluationStage.objects.filter(
                 kind=StageKind.JUDGE, status=StepStatus.RUNNING).count() == 2,

@@ -16,9 +16,14 @@ from arena.aio import database_call
 from arena.contests.flags import voter_of
 from arena.contests.voting import VoteChoice
 from arena.errors import RuleError, errors
-from arena.ratelimit import visitor_limit
-from arena.sessions import session_key_for
-from arena.steps import StepStatus, release_database
+from arena.steps import StepStatus
+from arena.visitors import (
+    BATTLE_CREATE,
+    BATTLE_WRITE,
+    avisitor_read,
+    avisitor_write,
+    found_or_404,
+)
 from battles import selectors, services
 from battles.models import Position
 from battles.waiting import turn_wait_finished
@@ -117,29 +122,9 @@ READ_ERRORS = errors(404, 422)
 WRITE_ERRORS = errors(400, 404, 409, 413, 422, 429, 502, 503, 504)
 
 
-@database_call
-def visitor_write(request: HttpRequest, action, *, limit: int | None = None):
-    """Run a sync service for this visitor: counted against its rate limit first, then with
-    its session key (created now, on its first write)."""
-    visitor_limit(request, action="battle_write" if limit is None else "battle_create",
-                  limit=settings.ARENA_WRITES_PER_MINUTE if limit is None else limit)
-    try:
-        return action(session_key_for(request))
-    finally:
-        release_database()  # the request now waits for the models: hold no connection
-
-
-@database_call
-def visitor_read(request: HttpRequest, action):
-    """Run a sync selector with the caller's session key, if it has one (none is created)."""
-    return action(session_key_for(request, create=False))
-
-
 def _owned(battle_id, session_key) -> object:
-    battle = selectors.battle_owned(battle_id=battle_id, session_key=session_key)
-    if battle is None:
-        raise RuleError(NOT_FOUND, status=404)
-    return battle
+    return found_or_404(selectors.battle_owned(battle_id=battle_id, session_key=session_key),
+                        NOT_FOUND)
 
 
 def _turn_payload(battle_id, turn_id, answers: list[selectors.TurnAnswer]) -> dict:
@@ -174,9 +159,9 @@ async def answer_turn(battle_id, turn_id) -> dict:
 @router.post("/battles", response={200: TurnOut, **WRITE_ERRORS})
 async def create_battle(request: HttpRequest, payload: PromptIn):
     """Start a battle: two anonymous models answer the prompt; both answers, by position."""
-    battle, turn = await visitor_write(
+    battle, turn = await avisitor_write(
         request, lambda key: services.battle_create(session_key=key, prompt=payload.prompt),
-        limit=settings.ARENA_BATTLES_PER_MINUTE,
+        BATTLE_CREATE,
     )
     return await answer_turn(battle.id, turn.id)
 
@@ -186,7 +171,7 @@ async def follow_up(request: HttpRequest, battle_id: str, payload: PromptIn):
     def act(key):
         return services.battle_follow_up(battle=_owned(battle_id, key), prompt=payload.prompt)
 
-    turn = await visitor_write(request, act)
+    turn = await avisitor_write(request, act, BATTLE_WRITE)
     return await answer_turn(turn.battle_id, turn.id)
 
 
@@ -195,7 +180,7 @@ async def retry_side(request: HttpRequest, battle_id: str, payload: RetryIn):
     def act(key):
         return services.response_retry(battle=_owned(battle_id, key), position=payload.position)
 
-    response = await visitor_write(request, act)
+    response = await avisitor_write(request, act, BATTLE_WRITE)
     return await answer_turn(response.turn.battle_id, response.turn_id)
 
 
@@ -205,7 +190,7 @@ async def stop(request: HttpRequest, battle_id: str):
     def act(key):
         return services.battle_stop(battle=_owned(battle_id, key))
 
-    turn = await visitor_write(request, act)
+    turn = await avisitor_write(request, act, BATTLE_WRITE)
     answers = await database_call(selectors.turn_answers)(turn_id=turn.id)
     return _turn_payload(turn.battle_id, turn.id, answers)
 
@@ -224,18 +209,18 @@ async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
                                 for position in (Position.LEFT, Position.RIGHT)},
         }
 
-    return await visitor_write(request, act)
+    return await avisitor_write(request, act, BATTLE_WRITE)
 
 
 @router.get("/battles/{battle_id}", response={200: BattleOut, **READ_ERRORS})
 async def get_battle(request: HttpRequest, battle_id: str):
     def act(key):
-        battle = selectors.battle_for_viewer(battle_id=battle_id, session_key=key)
+        battle = selectors.battle_visible(battle_id=battle_id, session_key=key)
         if battle is None:
             raise RuleError(NOT_FOUND, status=404)
         return battle_payload(selectors.battle_view(battle=battle))
 
-    return await visitor_read(request, act)
+    return await avisitor_read(request, act)
 
 
 @router.get("/battles", response=BattleListOut)
@@ -244,7 +229,7 @@ async def list_battles(request: HttpRequest):
         return {"battles": [battle_summary(b) for b in
                             selectors.battle_list_for_session(session_key=key)]}
 
-    return await visitor_read(request, act)
+    return await avisitor_read(request, act)
 
 
 def battle_summary(battle) -> dict:

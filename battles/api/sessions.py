@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.conf import settings
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
 
-from arena.errors import RuleError
+from arena.visitors import (
+    BATTLE_CREATE,
+    BATTLE_WRITE,
+    avisitor_read,
+    avisitor_write,
+    found_or_404,
+)
 from battles import selectors, services
 from battles.api.battles import (
     READ_ERRORS,
@@ -24,8 +29,6 @@ from battles.api.battles import (
     answer_turn,
     battle_payload,
     battle_summary,
-    visitor_read,
-    visitor_write,
 )
 
 router = Router(tags=["sessions"])
@@ -78,17 +81,16 @@ def _session_out(thread, battle_count: int) -> dict:
 
 
 def _own(thread_id, key):
-    thread = selectors.thread_for_owner(thread_id=thread_id, session_key=key)
-    if thread is None:
-        raise RuleError(SESSION_NOT_FOUND, status=404)
-    return thread
+    return found_or_404(selectors.thread_owned(thread_id=thread_id, session_key=key),
+                        SESSION_NOT_FOUND)
 
 
 @router.post("/sessions", response={201: SessionOut, **WRITE_ERRORS})
 async def create_session(request: HttpRequest, payload: SessionIn):
     """Start an empty session; without a title, its first battle's prompt names it."""
-    thread = await visitor_write(request, lambda key: services.thread_create(session_key=key,
-                                                                       title=payload.title))
+    thread = await avisitor_write(
+        request, lambda key: services.thread_create(session_key=key, title=payload.title),
+        BATTLE_WRITE)
     return Status(201, _session_out(thread, 0))
 
 
@@ -101,7 +103,7 @@ async def list_sessions(request: HttpRequest, page: Query[PageIn]):
         return {"sessions": [_session_out(t, t.battle_count) for t in threads],
                 "count": count, "limit": page.limit, "offset": page.offset}
 
-    return await visitor_read(request, act)
+    return await avisitor_read(request, act)
 
 
 @router.get("/sessions/{session_id}", response={200: SessionDetailOut, **READ_ERRORS})
@@ -113,7 +115,7 @@ async def get_session(request: HttpRequest, session_id: str):
         return {**_session_out(thread, len(battles)),
                 "battles": [battle_summary(b) for b in battles]}
 
-    return await visitor_read(request, act)
+    return await avisitor_read(request, act)
 
 
 @router.get("/sessions/{session_id}/battles", response={200: SessionBattlesOut, **READ_ERRORS})
@@ -125,7 +127,7 @@ async def list_session_battles(request: HttpRequest, session_id: str):
             battle_payload(selectors.battle_view(battle=b))
             for b in selectors.thread_battles(thread=thread)]}
 
-    return await visitor_read(request, act)
+    return await avisitor_read(request, act)
 
 
 @router.post("/sessions/{session_id}/battles", response={200: TurnOut, **WRITE_ERRORS})
@@ -135,5 +137,5 @@ async def create_session_battle(request: HttpRequest, session_id: str, payload: 
         return services.battle_create(session_key=key, prompt=payload.prompt,
                                       thread=_own(session_id, key))
 
-    battle, turn = await visitor_write(request, act, limit=settings.ARENA_BATTLES_PER_MINUTE)
+    battle, turn = await avisitor_write(request, act, BATTLE_CREATE)
     return await answer_turn(battle.id, turn.id)

@@ -18,7 +18,7 @@ from django.test import Client
 
 from arena.testing.visitors import visitor_session_key
 from debates import services
-from debates.crowd import CHOSEN_BY_CREATOR, crowd_vote
+from debates.crowd import CHOSEN_BY_CREATOR, debate_vote
 from debates.majority import crowd_tally
 from debates.models import CrowdVote, DebateTurn
 from debates.tests.debate_support import debate_row, library, make_model
@@ -94,12 +94,12 @@ def test_a_debate_whose_creator_chose_its_line_up_never_counts_the_creators_vote
     assert debate.chosen and not debate.is_listed
     DebateTurn.objects.create(debate=debate, round=1, position="pro", speaker=debate.model_a,
                               speech="An opening.")
-    own = crowd_vote(debate_id=debate.pk, session_key=creator, choice="pro")
+    own = debate_vote(debate_id=debate.pk, session_key=creator, choice="pro")
     assert not own.counts_for_rating and own.exclusion_reason == CHOSEN_BY_CREATOR
     debate.refresh_from_db()
     assert crowd_tally(debate) == {"pro": 0, "con": 0, "tie": 0}
     assert debate.human_winner == "" and debate.crowd_outcome == ""
-    other = crowd_vote(debate_id=debate.pk, session_key=visitor_session_key(), choice="con")
+    other = debate_vote(debate_id=debate.pk, session_key=visitor_session_key(), choice="con")
     assert other.counts_for_rating
     debate.refresh_from_db()
     assert debate.human_winner == "con"
@@ -111,7 +111,7 @@ def test_a_drawn_line_up_counts_its_creators_vote(registry):
     assert not debate.chosen
     DebateTurn.objects.create(debate=debate, round=1, position="pro", speaker=debate.model_a,
                               speech="An opening.")
-    assert crowd_vote(debate_id=debate.pk, session_key=creator, choice="pro").counts_for_rating
+    assert debate_vote(debate_id=debate.pk, session_key=creator, choice="pro").counts_for_rating
 
 
 def test_the_page_and_the_api_say_the_line_up_was_chosen(registry):

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from arena.errors import RuleError
-from debates.crowd import crowd_reveal, crowd_vote, parimutuel, points_of
+from debates.crowd import crowd_reveal, debate_vote, parimutuel, points_of
 from debates.majority import crowd_tally, majority
 from debates.models import CrowdVote, DebateStatus, DebateStep, PointsAccount, StepKind
 from debates.verdicts import debate_settle
@@ -52,29 +52,29 @@ def voted_debate(db):
 
 class TestVotes:
     def test_one_vote_per_session_and_the_second_is_a_409(self, voted_debate):
-        crowd_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro")
+        debate_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro")
         with pytest.raises(RuleError) as raised:
-            crowd_vote(debate_id=voted_debate.pk, session_key="s1", choice="con")
+            debate_vote(debate_id=voted_debate.pk, session_key="s1", choice="con")
         assert raised.value.status == 409
         assert CrowdVote.objects.filter(debate=voted_debate).count() == 1
 
     def test_revealing_forfeits_the_vote(self, voted_debate):
         crowd_reveal(debate_id=voted_debate.pk, session_key="s1")
         with pytest.raises(RuleError) as raised:
-            crowd_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro")
+            debate_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro")
         assert raised.value.status == 409 and "revealed" in raised.value.message
 
     def test_bad_choices_and_wagers(self, voted_debate):
         for choice, wager in (("left", 0), ("pro", -5), ("pro", 1001)):
             with pytest.raises(RuleError) as raised:
-                crowd_vote(debate_id=voted_debate.pk, session_key="s1", choice=choice,
+                debate_vote(debate_id=voted_debate.pk, session_key="s1", choice=choice,
                            wager=wager)
             assert raised.value.status == 422
         assert not CrowdVote.objects.exists() and points_of("s1") == 1000
 
     def test_the_majority_follows_the_votes(self, voted_debate):
         for key, choice in (("s1", "con"), ("s2", "con"), ("s3", "pro")):
-            crowd_vote(debate_id=voted_debate.pk, session_key=key, choice=choice)
+            debate_vote(debate_id=voted_debate.pk, session_key=key, choice=choice)
         voted_debate.refresh_from_db()
         assert voted_debate.human_winner == "con"
         assert voted_debate.crowd_outcome == voted_debate.outcome_of("con")
@@ -82,22 +82,22 @@ class TestVotes:
     def test_wagers_close_when_judging_starts(self, voted_debate):
         DebateStep.objects.create(debate=voted_debate, kind=StepKind.JUDGE)
         with pytest.raises(RuleError) as raised:
-            crowd_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro", wager=10)
+            debate_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro", wager=10)
         assert raised.value.status == 409
-        crowd_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro")  # no wager: fine
+        debate_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro")  # no wager: fine
 
     def test_a_failed_debate_takes_no_votes(self, voted_debate):
         voted_debate.status = DebateStatus.FAILED
         voted_debate.save()
         with pytest.raises(RuleError) as raised:
-            crowd_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro")
+            debate_vote(debate_id=voted_debate.pk, session_key="s1", choice="pro")
         assert raised.value.status == 409
 
 
 def test_wagers_are_paid_on_the_verdict_once_and_points_are_conserved(voted_debate):
     stakes = {"s1": ("pro", 100), "s2": ("pro", 300), "s3": ("con", 400), "s4": ("tie", 0)}
     for key, (choice, wager) in stakes.items():
-        crowd_vote(debate_id=voted_debate.pk, session_key=key, choice=choice, wager=wager)
+        debate_vote(debate_id=voted_debate.pk, session_key=key, choice=choice, wager=wager)
     assert points_of("s1") == 900 and points_of("s3") == 600
     total_before = sum(points_of(k) for k in stakes) + sum(w for _, w in stakes.values())
     debate_settle(debate=voted_debate, winner="pro")
@@ -135,13 +135,13 @@ class TestIntegrity:
 
         settings.ARENA_COUNTED_VOTES_PER_DAY = 2
         debates = self.debates(voted_debate, 3)
-        votes = [crowd_vote(debate_id=d.pk, session_key="busy", choice="con") for d in debates]
+        votes = [debate_vote(debate_id=d.pk, session_key="busy", choice="con") for d in debates]
         assert [v.counts_for_rating for v in votes] == [True, True, False]
         assert votes[-1].exclusion_reason == OVER_DAILY_CAP.format(cap=2)
         debates[2].refresh_from_db()
         assert debates[2].human_winner == "" and debates[2].crowd_outcome == ""
         assert crowd_tally(debates[2]) == {"pro": 0, "con": 0, "tie": 0}
-        assert crowd_vote(debate_id=debates[2].pk, session_key="other",
+        assert debate_vote(debate_id=debates[2].pk, session_key="other",
                           choice="pro").counts_for_rating
 
     def test_the_cap_follows_an_address_and_a_reveal_never_counts(self, voted_debate, settings):
@@ -153,7 +153,7 @@ class TestIntegrity:
         reveal = crowd_reveal(debate_id=debates[0].pk, session_key="peek")
         assert not reveal.counts_for_rating
         address = visitor_of_address("203.0.113.9")
-        votes = [crowd_vote(debate_id=d.pk, session_key=f"fresh-{i}", choice="tie",
+        votes = [debate_vote(debate_id=d.pk, session_key=f"fresh-{i}", choice="tie",
                             voter=address) for i, d in enumerate(debates[1:])]
         assert [v.counts_for_rating for v in votes] == [True, True, False]
 
@@ -166,8 +166,8 @@ class TestIntegrity:
         settings.ARENA_INTEGRITY_MIN_VOTES = 20
         debates = self.debates(voted_debate, 21)
         for d in debates:
-            crowd_vote(debate_id=d.pk, session_key="pro-clicker", choice="pro")
-        crowd_vote(debate_id=debates[0].pk, session_key="honest-1", choice="con")
+            debate_vote(debate_id=d.pk, session_key="pro-clicker", choice="pro")
+        debate_vote(debate_id=debates[0].pk, session_key="honest-1", choice="con")
         debates[0].refresh_from_db()
         assert debates[0].human_winner == "tie"  # one each
         assert COUNTED_VOTES.sweep() == {"flagged": 1, "votes_marked": 21}

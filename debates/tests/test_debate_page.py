@@ -8,7 +8,7 @@ from django.test import Client
 
 from arena.steps import StepStatus
 from debates import services
-from debates.crowd import crowd_vote, wagers_settle
+from debates.crowd import debate_vote, wagers_settle
 from debates.models import Debate, DebateStatus, DebateStep, Topic
 from debates.selectors import debate_view
 from debates.tests.debate_support import debate_row
@@ -54,7 +54,7 @@ def test_a_payout_explains_itself(stakes, winner, mine, reason):
     """A sole winning bettor was "paid back 200" with no word why."""
     debate = debate_row()
     for session, choice, wager in stakes:
-        crowd_vote(debate_id=debate.pk, session_key=session, choice=choice, wager=wager)
+        debate_vote(debate_id=debate.pk, session_key=session, choice=choice, wager=wager)
     Debate.objects.filter(pk=debate.pk).update(status=DebateStatus.COMPLETED, ai_winner=winner)
     wagers_settle(debate=Debate.objects.get(pk=debate.pk))
     page = debate_view(debate=Debate.objects.get(pk=debate.pk), session_key="me")

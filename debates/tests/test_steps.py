@@ -229,13 +229,13 @@ class TestJudging:
         debater declared itself the winner; now there is no AI verdict, each side's claims
         are checked by the other side's model, and wagers are given back."""
         from arena.models import AIModel
-        from debates.crowd import crowd_vote, points_of
+        from debates.crowd import debate_vote, points_of
 
         AIModel.objects.filter(pk="gamma-1b").update(api_key_env="ARENA_TEST_UNSET_KEY")
         debate = start(debate_setup, rounds=1)
         assert debate.judge_model_id is None
         debate_setup.sends.run_sent(until=debate.turns.exists)
-        crowd_vote(debate_id=debate.pk, session_key="bettor", choice="pro", wager=200)
+        debate_vote(debate_id=debate.pk, session_key="bettor", choice="pro", wager=200)
         debate = finished(debate_setup, debate)
         assert debate.status == DebateStatus.COMPLETED and not debate.needs_review
         assert not debate.ai_winner and not JudgeEvaluation.objects.filter(debate=debate)
@@ -385,14 +385,14 @@ class TestIdentityLeaks:
         """The whole debate is read (issue 33): here the motion names a model's maker, and
         no speech does."""
         from debates.boards import _counted
-        from debates.crowd import crowd_vote
+        from debates.crowd import debate_vote
 
         debate = finished(debate_setup, start(debate_setup, topic_id=None, rounds=1,
                                               motion="Alphacorp builds the most honest "
                                                      "assistant"))
         assert debate.status == DebateStatus.COMPLETED, debate.error
         assert list(debate.turns.values_list("names_model", flat=True)) == ["Alphacorp"] * 2
-        crowd_vote(debate_id=debate.pk, session_key="a-viewer", choice="pro")
+        debate_vote(debate_id=debate.pk, session_key="a-viewer", choice="pro")
         debate.refresh_from_db()
         assert debate.crowd_outcome and not _counted("crowd_outcome").filter(
             pk=debate.pk).exists()
