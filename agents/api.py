@@ -16,7 +16,13 @@ from arena.api import answer_errors_as_detail
 from arena.contests.flags import voter_of
 from arena.errors import RuleError, errors
 from arena.inputs import parse_uuid
-from arena.visitors import VOICE_BATTLE, found_or_404, visitor_read, visitor_write
+from arena.visitors import (
+    VOICE_BATTLE,
+    VOICE_WRITE,
+    found_or_404,
+    visitor_read,
+    visitor_write,
+)
 
 router = Router(tags=["voice battles"])
 ONLY_AGENT = "Only agent battles are generated here (battle_type \"agent\"); text battles " \
@@ -135,7 +141,7 @@ def generate(request: HttpRequest, payload: VoiceGenerateIn):
     """Pick a scenario and two agents that can take calls (two providers when there are)."""
     if payload.battle_type != "agent":
         raise RuleError(ONLY_AGENT, status=422)
-    battle = visitor_write(request, lambda key: services.battle_generate(session_key=key),
+    battle = visitor_write(request, lambda key: services.agent_battle_create(session_key=key),
                            VOICE_BATTLE)
     return selectors.battle_payload(battle)
 
@@ -150,9 +156,9 @@ def battle_detail(request: HttpRequest, battle_id: str):
              response={200: VoiceBattleOut, **errors(400, 404, 409, 413, 422)})
 def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     """One vote per battle, after both conversations; reveals the agents."""
-    visitor_read(request, lambda key: services.agent_battle_vote(
+    visitor_write(request, lambda key: services.agent_battle_vote(
         battle_id=parse_uuid(battle_id), session_key=key, overall=payload.overall,
-        sub_votes=payload.sub_votes, voter=voter_of(request)))
+        sub_votes=payload.sub_votes, voter=voter_of(request)), VOICE_WRITE)
     return selectors.battle_payload(_battle(request, battle_id))
 
 

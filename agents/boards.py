@@ -38,7 +38,7 @@ def _board(name: str, title: str, description: str, order: int,
         votes = votes.filter(battle__config_a__architecture_type=architecture,
                              battle__config_b__architecture_type=architecture)
 
-    def from_signal(*, vote: AgentVote, **_kwargs):
+    def outcome_from_signal(*, vote: AgentVote, **_kwargs):
         if not vote.counts_for_rating:
             return None
         battle = vote.battle
@@ -52,7 +52,7 @@ def _board(name: str, title: str, description: str, order: int,
         votes.annotate(winner=WINNER), pair=PAIR, name=name, title=title,
         description=description, contests=AgentBattle.objects.all(),
         export={"battle_id": "battle_id"}, subjects=_subjects,
-        signal=agent_vote_recorded, outcome_from_signal=from_signal, order=order,
+        signal=agent_vote_recorded, outcome_from_signal=outcome_from_signal, order=order,
         play=("Start a voice battle", "/voice/")))
 
 

@@ -273,9 +273,9 @@ class StageKind(models.TextChoices):
 
 
 class EvaluationStage(Step):
-    """One stage of a conversation's evaluation, run by ``agents.tasks.evaluation_step``."""
+    """One stage of a conversation's evaluation, run by ``agents.tasks.run_evaluation_stage``."""
 
-    task_name = "agents.tasks.evaluation_step"
+    task_name = "agents.tasks.run_evaluation_stage"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(AgentConversation, on_delete=models.CASCADE,

@@ -62,7 +62,7 @@ def available_agents() -> tuple[list[AgentConfiguration], dict[str, str]]:
     return ready, reasons
 
 
-def pick_pair(agents: list[AgentConfiguration], *,
+def agent_battle_pair_pick(agents: list[AgentConfiguration], *,
               rng: random.Random | None = None) -> tuple[AgentConfiguration, AgentConfiguration]:
     """Two different agents, from two different providers whenever there are two; the order
     (who is A) is random."""
@@ -75,7 +75,7 @@ def _across_providers(agents: list[AgentConfiguration]) -> np.ndarray:
                                    for a in agents]))
 
 
-def battle_generate(*, session_key: str, rng: random.Random | None = None) -> AgentBattle:
+def agent_battle_create(*, session_key: str, rng: random.Random | None = None) -> AgentBattle:
     agents, reasons = available_agents()
     if len(agents) < 2:
         detail = " ".join(f"{name}: {why}" for name, why in sorted(reasons.items())[:4])
@@ -84,7 +84,7 @@ def battle_generate(*, session_key: str, rng: random.Random | None = None) -> Ag
     if not scenarios:
         raise RuleError(NO_SCENARIO, status=503)
     rng = rng or random.SystemRandom()
-    config_a, config_b = pick_pair(agents, rng=rng)
+    config_a, config_b = agent_battle_pair_pick(agents, rng=rng)
     return AgentBattle.objects.create(session_key=session_key, scenario=rng.choice(scenarios),
                                       config_a=config_a, config_b=config_b)
 

@@ -108,7 +108,7 @@ def stage_advance(stage: EvaluationStage) -> None:
 STAGE = StepWork(EvaluationStage, load=stage_load, work=stage_work, advance=stage_advance)
 
 
-def stage_run(*, stage_id: str, generation: int) -> None:
+def evaluation_stage_run(*, stage_id: str, generation: int) -> None:
     step_run(STAGE, stage_id, generation)
 
 

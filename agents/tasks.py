@@ -7,10 +7,10 @@ from arena.steps import step_task
 
 
 @step_task
-def evaluation_step(stage_id: str, generation: int) -> None:
-    from agents.steps import stage_run
+def run_evaluation_stage(stage_id: str, generation: int) -> None:
+    from agents.steps import evaluation_stage_run
 
-    stage_run(stage_id=stage_id, generation=generation)
+    evaluation_stage_run(stage_id=stage_id, generation=generation)
 
 
 @shared_task(ignore_result=True)

@@ -46,6 +46,7 @@ class Limit:
 
 BATTLE_CREATE = Limit("battle_create", "ARENA_BATTLES_PER_MINUTE")
 BATTLE_WRITE = Limit("battle_write", "ARENA_WRITES_PER_MINUTE")
+VOICE_WRITE = Limit("voice_write", "ARENA_WRITES_PER_MINUTE")
 PANEL_CREATE = Limit("panel_create", "ARENA_PANELS_PER_MINUTE")
 PANEL_CLARIFY = Limit("panel_clarify", "ARENA_WRITES_PER_MINUTE")
 DEBATE_API = Limit("debate_api", "ARENA_DEBATE_REQUESTS_PER_HOUR", "hour")

@@ -12,7 +12,7 @@ from django.db.models import Q
 
 from arena.prompt_categories import CATEGORY_TITLES, category_tags
 from battles.models import Battle, Vote
-from battles.signals import vote_recorded
+from battles.signals import battle_vote_recorded
 from leaderboard.boards import Board, Recent, outcome_for, register_board
 from leaderboard.scans import ScanColumns
 
@@ -63,7 +63,7 @@ def text_recent(subject: str, limit: int):
         yield Recent(title, f"/battle/{battle_id}/", when, outcome_for(subject, model_a, winner))
 
 
-def outcome_from_vote(*, vote: Vote, **_kwargs):
+def outcome_from_signal(*, vote: Vote, **_kwargs):
     """What the online Elo needs from a freshly committed vote (None if it does not count)."""
     if not vote.counts_for_rating:
         return None
@@ -86,8 +86,8 @@ TEXT_BOARD = register_board(
         scan=SCAN,
         export_rows=text_export_rows,
         recent=text_recent,
-        signal=vote_recorded,
-        outcome_from_signal=outcome_from_vote,
+        signal=battle_vote_recorded,
+        outcome_from_signal=outcome_from_signal,
         order=10,
     )
 )

@@ -124,7 +124,7 @@ class Turn(models.Model):
 class Response(Step):
     """One model's answer to one turn: a step of the platform (claimed, leased, saved once)."""
 
-    task_name = "battles.tasks.generate_response"
+    task_name = "battles.tasks.run_response"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="responses")

@@ -18,7 +18,7 @@ from leaderboard.estimates import board_estimates
 from leaderboard.ratings.pairing import fewer_votes_pairs, informative_pairs
 
 
-def select_models_for_battle(
+def battle_pair_pick(
     candidates: Sequence[AIModel],
     *,
     strategy: str | None = None,

@@ -35,8 +35,8 @@ from battles.models import (
     Vote,
     VoteChoice,
 )
-from battles.selection import select_models_for_battle
-from battles.signals import vote_recorded
+from battles.selection import battle_pair_pick
+from battles.signals import battle_vote_recorded
 
 logger = logging.getLogger(__name__)
 
@@ -133,7 +133,7 @@ def battle_create(
             tokens=estimate_input_tokens([text]), limit=limit,
             chars=limit * BYTES_PER_TOKEN), status=422)
     rng = rng or random.SystemRandom()
-    model_a, model_b = select_models_for_battle(fitting, rng=rng)
+    model_a, model_b = battle_pair_pick(fitting, rng=rng)
     provider_budget([model_a.provider, model_b.provider])
     title = _title(text)
     with transaction.atomic():
@@ -299,7 +299,7 @@ def battle_vote(*, battle_id, session_key: str, choice: str, voter: str = "") ->
         has_vote=lambda ballot: ballot.voted,
         record=record,
         already_voted=BATTLE_ALREADY_VOTED,
-        announce=lambda v: vote_recorded.send(sender=Vote, vote=v),
+        announce=lambda v: battle_vote_recorded.send(sender=Vote, vote=v),
     )
     logger.info("battle %s voted %s", vote.battle_id, choice)
     return vote

@@ -3,4 +3,4 @@
 from django.dispatch import Signal
 
 # Sent after a vote is committed; keyword argument ``vote`` (battles.models.Vote).
-vote_recorded = Signal()
+battle_vote_recorded = Signal()

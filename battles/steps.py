@@ -107,6 +107,6 @@ RESPONSE = StepWork(Response, load=response_load, work=response_work,
                     advance=response_advance)
 
 
-def response_generate(*, response_id: str, generation: int) -> None:
+def response_run(*, response_id: str, generation: int) -> None:
     """Generate one answer; a stale, finished or already running job does nothing."""
     step_run(RESPONSE, response_id, generation)

@@ -5,10 +5,10 @@ from arena.steps import step_task
 
 
 @step_task
-def generate_response(response_id: str, generation: int) -> None:
-    from battles.steps import response_generate
+def run_response(response_id: str, generation: int) -> None:
+    from battles.steps import response_run
 
-    response_generate(response_id=response_id, generation=generation)
+    response_run(response_id=response_id, generation=generation)
 
 
 @step_task

@@ -8,10 +8,10 @@ urlpatterns = [
     path("history/", views.battle_history, name="history"),
     path("s/<uuid:thread_id>/", views.thread_detail, name="session"),
     path("<uuid:battle_id>/", views.battle_detail, name="detail"),
-    path("<uuid:battle_id>/messages", views.battle_follow_up, name="follow_up"),
-    path("<uuid:battle_id>/stop", views.battle_stop, name="stop"),
+    path("<uuid:battle_id>/messages", views.battle_follow_up_form, name="follow_up"),
+    path("<uuid:battle_id>/stop", views.battle_stop_form, name="stop"),
     path("<uuid:battle_id>/vote", views.battle_vote_form, name="vote"),
-    path("<uuid:battle_id>/retry/<str:position>", views.battle_retry, name="retry"),
+    path("<uuid:battle_id>/retry/<str:position>", views.battle_retry_form, name="retry"),
     path("<uuid:battle_id>/controls", views.battle_controls, name="controls"),
     path("<uuid:battle_id>/responses/<uuid:response_id>", views.battle_side, name="side"),
 ]

@@ -10,7 +10,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from arena.contests.flags import voter_of
 from arena.errors import RuleError, rule_error_response
 from arena.sessions import session_key_for
-from arena.visitors import BATTLE_CREATE, BATTLE_WRITE, visitor_count
+from arena.visitors import BATTLE_CREATE, BATTLE_WRITE, visitor_count, visitor_write
 from battles import selectors, services
 from battles.models import Position
 
@@ -71,9 +71,8 @@ def _start(request: HttpRequest, thread=None):
     """Start a battle from the posted prompt (in ``thread``, else in a new session)."""
     prompt = request.POST.get("prompt", "")
     try:
-        visitor_count(request, BATTLE_CREATE)
-        battle, _ = services.battle_create(session_key=session_key_for(request), prompt=prompt,
-                                           thread=thread)
+        battle, _ = visitor_write(request, lambda key: services.battle_create(
+            session_key=key, prompt=prompt, thread=thread), BATTLE_CREATE)
     except RuleError as exc:
         return rule_error_response(request, exc, template=TEMPLATE,
                                    context=_context(request, thread=thread, prompt=prompt))
@@ -118,7 +117,7 @@ def battle_detail(request: HttpRequest, battle_id):
 
 
 @require_POST
-def battle_follow_up(request: HttpRequest, battle_id):
+def battle_follow_up_form(request: HttpRequest, battle_id):
     battle = _owned(request, battle_id)
     try:
         visitor_count(request, BATTLE_WRITE)
@@ -146,7 +145,7 @@ def battle_vote_form(request: HttpRequest, battle_id):
 
 
 @require_POST
-def battle_retry(request: HttpRequest, battle_id, position: str):
+def battle_retry_form(request: HttpRequest, battle_id, position: str):
     battle = _owned(request, battle_id)
     if position not in Position.values:
         raise Http404("no such side")
@@ -162,7 +161,7 @@ def battle_retry(request: HttpRequest, battle_id, position: str):
 
 
 @require_POST
-def battle_stop(request: HttpRequest, battle_id):
+def battle_stop_form(request: HttpRequest, battle_id):
     battle = _owned(request, battle_id)
     try:
         visitor_count(request, BATTLE_WRITE)

@@ -31,7 +31,7 @@ def _board(name: str, field: str, verdict: str, title: str, description: str, or
     concern it), read from the debates' ``field``."""
     counted = _counted(field)
 
-    def from_signal(*, debate: Debate, kind: str = "", **_kwargs):
+    def outcome_from_signal(*, debate: Debate, kind: str = "", **_kwargs):
         value = getattr(debate, field)
         if kind != verdict or not value or not counted.filter(pk=debate.pk).exists():
             return None
@@ -41,7 +41,7 @@ def _board(name: str, field: str, verdict: str, title: str, description: str, or
         counted, name=name, title=title, description=description, primary_method="glicko2",
         contests=Debate.objects.filter(status=DebateStatus.COMPLETED),
         export={"debate_id": "pk"}, signal=debate_verdict_recorded,
-        outcome_from_signal=from_signal, section="debates.standings.debate_section",
+        outcome_from_signal=outcome_from_signal, section="debates.standings.debate_section",
         order=order, play=("Start a debate", "/debates/new/")))
 
 

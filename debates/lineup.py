@@ -30,7 +30,7 @@ def available_models() -> dict:
     return {m.slug: m for m in model_list_available()}
 
 
-def pick_models(model_a: str | None, model_b: str | None, available: dict,
+def debate_pair_pick(model_a: str | None, model_b: str | None, available: dict,
                  problems: list[str], rng: random.Random) -> tuple:
     from arena.models import AIModel
 

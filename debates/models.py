@@ -263,7 +263,7 @@ class StepKind(models.TextChoices):
 class DebateStep(Step):
     """One step of a debate's state machine (a platform step: lease, heartbeat, sweep)."""
 
-    task_name = "debates.tasks.debate_step"
+    task_name = "debates.tasks.run_debate_step"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="steps")

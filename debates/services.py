@@ -20,7 +20,7 @@ from debates.lineup import (
     available_models,
     check_spend,
     choose_judge,
-    pick_models,
+    debate_pair_pick,
     pick_personas,
     pick_topic,
 )
@@ -73,7 +73,7 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
     if strict_mode and not fact_checking:
         problems.append("strict mode needs fact-checking")
     available = available_models()
-    first, second = pick_models(model_a, model_b, available, problems, rng)
+    first, second = debate_pair_pick(model_a, model_b, available, problems, rng)
     pro_persona, con_persona = pick_personas(persona_a, persona_b, problems, rng)
     topic = pick_topic(topic_id, motion, session_key, problems, rng)
     if problems:

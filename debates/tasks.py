@@ -7,7 +7,7 @@ from arena.steps import step_task
 
 
 @step_task
-def debate_step(step_id: str, generation: int) -> None:
+def run_debate_step(step_id: str, generation: int) -> None:
     from debates.steps import debate_step_run
 
     debate_step_run(step_id=step_id, generation=generation)

@@ -15,7 +15,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from arena.contests.flags import voter_of
 from arena.errors import RuleError, rule_error_response
 from arena.sessions import session_key_for
-from arena.visitors import DEBATE_CREATE, DEBATE_WRITE, visitor_count
+from arena.visitors import DEBATE_CREATE, DEBATE_WRITE, visitor_write
 from debates import crowd, selectors, services
 from debates.models import MAX_ROUNDS, MAX_WORD_LIMIT, MIN_ROUNDS, MIN_WORD_LIMIT, DebateStatus
 
@@ -60,16 +60,15 @@ def debate_new(request: HttpRequest):
     motion = post.get("motion", "").strip() or ("" if topic == "own" else None)
     own = motion is not None
     try:
-        visitor_count(request, DEBATE_CREATE)
-        debate = services.debate_create(
-            session_key=session_key_for(request),
+        debate = visitor_write(request, lambda key: services.debate_create(
+            session_key=key,
             model_a=post.get("model_a") or None, model_b=post.get("model_b") or None,
             topic_id=None if topic == "own" else topic, motion=motion,
             persona_a=post.get("persona_a") or None, persona_b=post.get("persona_b") or None,
             rounds=_int(post.get("rounds"), 2), word_limit=_int(post.get("word_limit"), 120),
             fact_checking=post.get("fact_checking") == "on",
             strict_mode=post.get("strict_mode") == "on",
-            listed=not own and post.get("unlisted") != "on")
+            listed=not own and post.get("unlisted") != "on"), DEBATE_CREATE)
     except RuleError as exc:
         return rule_error_response(request, exc, template=NEW_TEMPLATE,
                                    context=_form_context(form=post))
@@ -102,8 +101,7 @@ def _act(request: HttpRequest, debate_id, action) -> object:
         raise Http404("debate not found")
     error: RuleError | None = None
     try:
-        visitor_count(request, DEBATE_WRITE)
-        action(session_key_for(request))
+        visitor_write(request, action, DEBATE_WRITE)
     except RuleError as exc:
         error = exc
     if not request.htmx and error is None:

@@ -127,7 +127,7 @@ def run_panel(request: HttpRequest, payload: PanelRunIn):
 @router.get("/panel/{panel_id}", response={200: PanelOut, **errors(404)})
 def get_panel(request: HttpRequest, panel_id: str):
     """Status, answers, every judge's ranking and, once done, the verdict."""
-    panel = found_or_404(selectors.panel_get(panel_id=panel_id), NOT_FOUND)
+    panel = found_or_404(selectors.panel_visible(panel_id=panel_id), NOT_FOUND)
     return selectors.panel_payload(selectors.panel_view(panel=panel))
 
 

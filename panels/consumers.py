@@ -8,10 +8,10 @@ from arena.streaming import StreamConsumer
 
 class PanelConsumer(StreamConsumer):
     def authorize(self, *, session_key, panel_id):
-        from panels.selectors import panel_get
+        from panels.selectors import panel_visible
         from panels.streams import panel_group
 
-        panel = panel_get(panel_id=panel_id)
+        panel = panel_visible(panel_id=panel_id)
         if panel is None:
             return None
         return panel_group(panel.id), []

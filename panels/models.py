@@ -146,7 +146,7 @@ class QuestionStep(Step):
     """One call of the question model: writing the panel's question, or checking or refining
     it in a clarification round. Its reply is kept; the next-step rule reads it from here."""
 
-    task_name = "panels.tasks.panel_question_step"
+    task_name = "panels.tasks.run_question_step"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="question_steps")
@@ -183,7 +183,7 @@ class QuestionStep(Step):
 class PanelAnswer(Step):
     """One model's answer to the panel's question: a step of the platform."""
 
-    task_name = "panels.tasks.panel_answer"
+    task_name = "panels.tasks.run_panel_answer"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="answers")
@@ -221,7 +221,7 @@ class PanelJudgement(Step):
     ``ranking`` lists model slugs best first, only when the reply was a valid permutation.
     """
 
-    task_name = "panels.tasks.panel_judge"
+    task_name = "panels.tasks.run_panel_judgement"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="judgements")

@@ -30,8 +30,9 @@ def _queryset():
     )
 
 
-def panel_get(*, panel_id) -> Panel | None:
-    """The panel with this id, or None (also for an id that is not a UUID)."""
+def panel_visible(*, panel_id) -> Panel | None:
+    """The panel with this id, or None (also for an id that is not a UUID). Anyone with a
+    panel's link may see it, as anyone with a debate's (an unlisted one is only unlisted)."""
     panel_id = parse_uuid(panel_id)
     if panel_id is None:
         return None

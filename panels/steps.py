@@ -103,7 +103,7 @@ def answer_advance(answer: PanelAnswer) -> None:
 ANSWER = StepWork(PanelAnswer, load=answer_load, work=answer_work, advance=answer_advance)
 
 
-def panel_answer_generate(*, answer_id: str, generation: int) -> None:
+def panel_answer_run(*, answer_id: str, generation: int) -> None:
     """One model answers the panel's question."""
     step_run(ANSWER, answer_id, generation)
 
@@ -262,6 +262,6 @@ QUESTION = StepWork(QuestionStep, load=question_load, work=question_work,
                     advance=question_advance)
 
 
-def panel_question_run(*, step_id: str, generation: int) -> None:
+def question_step_run(*, step_id: str, generation: int) -> None:
     """The question model writes, checks or refines the panel's question."""
     step_run(QUESTION, step_id, generation)

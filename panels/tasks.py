@@ -7,21 +7,21 @@ from arena.steps import step_task
 
 
 @step_task
-def panel_answer(answer_id: str, generation: int) -> None:
-    from panels.steps import panel_answer_generate
+def run_panel_answer(answer_id: str, generation: int) -> None:
+    from panels.steps import panel_answer_run
 
-    panel_answer_generate(answer_id=answer_id, generation=generation)
+    panel_answer_run(answer_id=answer_id, generation=generation)
 
 
 @step_task
-def panel_judge(judgement_id: str, generation: int) -> None:
+def run_panel_judgement(judgement_id: str, generation: int) -> None:
     from panels.steps import panel_judgement_run
 
     panel_judgement_run(judgement_id=judgement_id, generation=generation)
 
 
 @step_task
-def panel_question_step(step_id: str, generation: int) -> None:
-    from panels.steps import panel_question_run
+def run_question_step(step_id: str, generation: int) -> None:
+    from panels.steps import question_step_run
 
-    panel_question_run(step_id=step_id, generation=generation)
+    question_step_run(step_id=step_id, generation=generation)

@@ -15,7 +15,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from arena.errors import RuleError, rule_error_response
 from arena.sessions import session_key_for
-from arena.visitors import PANEL_CLARIFY, PANEL_CREATE, visitor_count
+from arena.visitors import PANEL_CLARIFY, PANEL_CREATE, visitor_count, visitor_write
 from panels import selectors, services
 from panels.models import PanelOrigin
 
@@ -23,7 +23,7 @@ TEMPLATE = "panels/panel.html"
 
 
 def _panel_context(request: HttpRequest, panel_id, **extra) -> dict:
-    panel = selectors.panel_get(panel_id=panel_id)
+    panel = selectors.panel_visible(panel_id=panel_id)
     if panel is None:
         raise Http404("panel not found")
     key = session_key_for(request, create=False)
@@ -65,16 +65,15 @@ def panel_index(request: HttpRequest):
         return render(request, TEMPLATE, _form_context(request))
     auto = request.POST.get("action") == "generate"
     try:
-        visitor_count(request, PANEL_CREATE)
-        panel = services.panel_create(
+        panel = visitor_write(request, lambda key: services.panel_create(
             question=request.POST.get("question", ""),
             models=request.POST.getlist("models") or None,
             clarify=not auto and request.POST.get("clarify") == "on",
             auto=auto,
-            session_key=session_key_for(request),
+            session_key=key,
             origin=PanelOrigin.WEB,
             public=request.POST.get("public") == "on",
-        )
+        ), PANEL_CREATE)
     except RuleError as exc:
         return rule_error_response(request, exc, template=TEMPLATE, context=_form_context(
             request, question=request.POST.get("question")))
@@ -100,7 +99,7 @@ def panel_verdict(request: HttpRequest, panel_id):
 @require_POST
 def panel_clarify(request: HttpRequest, panel_id):
     """The asker answers the clarifying questions, or skips them."""
-    panel = selectors.panel_get(panel_id=panel_id)
+    panel = selectors.panel_visible(panel_id=panel_id)
     if panel is None:
         raise Http404("panel not found")
     key = session_key_for(request, create=False) or ""

@@ -9,7 +9,7 @@ from agents.models import (
     EvaluationStage,
     StageKind,
 )
-from agents.steps import STAGE, stage_run
+from agents.steps import STAGE, evaluation_stage_run
 from agents.tests.voice_support import echo_agents, make_battle
 from arena.testing.steps import StepCase
 
@@ -34,4 +34,4 @@ def judged_without_it(stage: EvaluationStage) -> None:
 
 CASES = {EvaluationStage: StepCase(
     work=STAGE, make=transcript_after_the_vote, moved_on=judged_without_it,
-    run=lambda pk, generation: stage_run(stage_id=pk, generation=generation))}
+    run=lambda pk, generation: evaluation_stage_run(stage_id=pk, generation=generation))}

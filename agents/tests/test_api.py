@@ -16,7 +16,7 @@ from agents.models import (
     Scenario,
     StageKind,
 )
-from agents.steps import stage_run
+from agents.steps import evaluation_stage_run
 from agents.tests.voice_support import VoiceScript, local_agents, record_call
 from arena.contests.flags import visitor_of_address
 from arena.testing.ratings import quiet_rating_runs
@@ -151,7 +151,7 @@ def test_the_reveal_is_progressive(agents, monkeypatch):
     assert client.get(url).json()["status"] == "computing"
     for kind in (StageKind.LATENCY, StageKind.TRANSCRIPT, StageKind.JUDGE):
         for stage in EvaluationStage.objects.filter(kind=kind, conversation__battle=battle):
-            stage_run(stage_id=str(stage.pk), generation=stage.generation)
+            evaluation_stage_run(stage_id=str(stage.pk), generation=stage.generation)
         metrics = client.get(url).json()
         if kind == StageKind.LATENCY:
             assert metrics["status"] == "partial"

@@ -17,7 +17,7 @@ from agents.models import (
     recordings_dir,
 )
 from agents.proxy import BAD_AUDIO, CALLER_LEFT, TIME_LIMIT, TURN_LIMIT
-from agents.steps import stage_run
+from agents.steps import evaluation_stage_run
 from agents.tests.voice_support import (
     CALLER_LINE,
     Heard,
@@ -49,7 +49,7 @@ def _run_stages(battle_id) -> list[str]:
     left running by an earlier test may take some first), until all have finished."""
     stages = EvaluationStage.objects.filter(conversation__battle_id=battle_id)
     for stage in stages.filter(status="pending"):
-        stage_run(stage_id=str(stage.pk), generation=stage.generation)
+        evaluation_stage_run(stage_id=str(stage.pk), generation=stage.generation)
     wait_for(lambda: not stages.exclude(status__in=FINISHED).exists(), timeout=60,
              what="the evaluation stages")
     return list(stages.values_list("kind", flat=True))

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from agents.models import AgentConfiguration, Provider
-from agents.services import pick_pair
+from agents.services import agent_battle_pair_pick
 from agents.slots import Line, contained, slot_report
 from agents.speech import stt, vad
 from agents.speech.audio import frames, silence
@@ -145,10 +145,10 @@ def test_a_pair_prefers_two_providers_and_never_one_agent_twice():
     configs = [AgentConfiguration(slug=s, name=s, provider=p) for s, p in
                (("l1", "local"), ("l2", "local"), ("v1", "vapi"))]
     for seed in range(30):
-        a, b = pick_pair(configs, rng=random.Random(seed))
+        a, b = agent_battle_pair_pick(configs, rng=random.Random(seed))
         assert a.slug != b.slug
         assert {a.provider, b.provider} == {"local", "vapi"}
-    a, b = pick_pair(configs[:2], rng=random.Random(1))
+    a, b = agent_battle_pair_pick(configs[:2], rng=random.Random(1))
     assert {a.slug, b.slug} == {"l1", "l2"}
 
 

@@ -8,7 +8,7 @@ only then are the contestants revealed. Every blind mode votes through :func:`vo
         has_vote=lambda b: Vote.objects.filter(battle=b).exists(),
         record=lambda b: Vote.objects.create(battle=b, ...),
         already_voted=BATTLE_ALREADY_VOTED,
-        announce=lambda v: vote_recorded.send(sender=Vote, vote=v),
+        announce=lambda v: battle_vote_recorded.send(sender=Vote, vote=v),
     )
 """
 
@@ -93,8 +93,3 @@ def vote_once(*, lock: Callable[[], C], has_vote: Callable[[C], bool],
         raise RuleError(already_voted, status=409) from None
     return vote
 
-
-def revealed(vote: object | None, by_position: Callable[[], Mapping[str, V]]) -> (
-        Mapping[str, V] | None):
-    """Who was at each position, only once the vote exists (else ``None``)."""
-    return None if vote is None else by_position()

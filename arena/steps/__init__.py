@@ -5,15 +5,15 @@ thin task that calls the mode's step function, and one :func:`step_run` that eve
 function calls with its mode's :class:`StepWork` (the work and the next-step rule)::
 
     @step_task
-    def generate_response(response_id: str, generation: int) -> None:
-        from battles.steps import response_generate
-        response_generate(response_id=response_id, generation=generation)
+    def run_response(response_id: str, generation: int) -> None:
+        from battles.steps import response_run
+        response_run(response_id=response_id, generation=generation)
 
     # battles/steps.py
     RESPONSE = StepWork(Response, load=response_load, work=response_work,
                         advance=response_advance)
 
-    def response_generate(*, response_id: str, generation: int) -> None:
+    def response_run(*, response_id: str, generation: int) -> None:
         step_run(RESPONSE, response_id, generation)
 
 :mod:`arena.steps.runner` says what the runner does, in which order. Rules: the claim sets the

@@ -6,7 +6,7 @@ from arena.steps import StepStatus
 from arena.testing.steps import StepCase
 from battles import services
 from battles.models import Response, Slot
-from battles.steps import RESPONSE, response_generate
+from battles.steps import RESPONSE, response_run
 from battles.tests.factories import ResponseFactory, TurnFactory
 
 
@@ -28,4 +28,4 @@ def retried(response: Response) -> None:
 
 CASES = {Response: StepCase(
     work=RESPONSE, make=waiting_answer, moved_on=retried,
-    run=lambda pk, generation: response_generate(response_id=pk, generation=generation))}
+    run=lambda pk, generation: response_run(response_id=pk, generation=generation))}

@@ -16,7 +16,7 @@ from battles.models import (
     Vote,
     Winner,
 )
-from battles.selection import select_models_for_battle
+from battles.selection import battle_pair_pick
 from battles.tests.conftest import neutral_reply
 from battles.tests.factories import (
     AIModelFactory,
@@ -195,7 +195,7 @@ class TestSelection:
         seen = set()
         rng = random.Random(1)
         for _ in range(200):
-            a, b = select_models_for_battle(models, strategy="uniform", rng=rng)
+            a, b = battle_pair_pick(models, strategy="uniform", rng=rng)
             assert a.slug != b.slug
             seen.add(a.slug)
         assert seen == {m.slug for m in models}
@@ -207,7 +207,7 @@ class TestSelection:
             vote_on(battle, choice="tie")
         rng = random.Random(3)
         picks = [m.slug for _ in range(600)
-                 for m in select_models_for_battle([veteran, other, newcomer],
+                 for m in battle_pair_pick([veteran, other, newcomer],
                                                    strategy="fewer_votes", rng=rng)]
         assert picks.count(newcomer.slug) > picks.count(veteran.slug)
 
@@ -286,7 +286,7 @@ def test_informative_selection_pairs_the_models_the_board_knows_least_about(sett
     leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
     models = list(AIModel.objects.filter(slug__in=["strong", "weak", "new-a", "new-b"]))
     rng = random.Random(5)
-    pairs = [frozenset(m.slug for m in select_models_for_battle(models, strategy="informative",
+    pairs = [frozenset(m.slug for m in battle_pair_pick(models, strategy="informative",
                                                                rng=rng))
              for _ in range(400)]
     counts = {pair: pairs.count(pair) for pair in set(pairs)}

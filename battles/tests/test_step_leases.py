@@ -18,7 +18,7 @@ from arena.steps import RESTARTED_NOTICE, StepStatus, step_claim, step_requeue_s
 from arena.testing.waiting import wait_for
 from battles import services
 from battles.models import Response, Slot
-from battles.steps import response_generate
+from battles.steps import response_run
 
 OWNER = "session-of-owner"
 
@@ -43,10 +43,10 @@ def test_a_running_answer_whose_lease_ran_out_starts_over_and_the_page_says_so(
     response.refresh_from_db()
     assert (response.generation, response.restarts, response.status) == (
         1, 1, StepStatus.PENDING)
-    assert [str(response.pk), 1] in step_sends.of("generate_response")
+    assert [str(response.pk), 1] in step_sends.of("run_response")
     side = client.get(f"/battle/{battle.id}/responses/{response.id}").content.decode()
     assert RESTARTED_NOTICE in side
-    response_generate(response_id=str(response.pk), generation=0)  # the old job wakes
+    response_run(response_id=str(response.pk), generation=0)  # the old job wakes
     response.refresh_from_db()
     assert response.status == StepStatus.PENDING and response.text == ""
     assert step_requeue_stale() == 0

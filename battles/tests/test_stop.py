@@ -119,7 +119,7 @@ def test_a_waiting_api_call_is_answered_when_another_request_stops_the_battle(
 def test_a_battle_not_yet_started_stops_with_no_text_and_its_job_does_nothing(
         two_models, django_capture_on_commit_callbacks, monkeypatch):
     import arena.steps
-    from battles.steps import response_generate
+    from battles.steps import response_run
 
     monkeypatch.setattr(arena.steps, "send_task", lambda name, args: None)
     battle, turn = services.battle_create(session_key="owner", prompt="Hello?")
@@ -128,7 +128,7 @@ def test_a_battle_not_yet_started_stops_with_no_text_and_its_job_does_nothing(
         assert (response.status, response.stopped, response.text) == (StepStatus.DONE, True, "")
         assert response.generation == 1
         assert (response.latency_ms, response.output_tokens) == (None, 0)  # never started
-        response_generate(response_id=str(response.pk), generation=0)  # the queued job wakes
+        response_run(response_id=str(response.pk), generation=0)  # the queued job wakes
         response.refresh_from_db()
         assert response.status == StepStatus.DONE and response.text == ""
 

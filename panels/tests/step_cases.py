@@ -20,9 +20,9 @@ from panels.steps import (
     ANSWER,
     JUDGEMENT,
     QUESTION,
-    panel_answer_generate,
+    panel_answer_run,
     panel_judgement_run,
-    panel_question_run,
+    question_step_run,
 )
 
 SLUGS = ["case-alpha", "case-beta", "case-gamma"]
@@ -88,12 +88,12 @@ def asked_as_it_stands(step: QuestionStep) -> None:
 CASES = {
     PanelAnswer: StepCase(
         work=ANSWER, make=last_answer, moved_on=judging_without_it,
-        run=lambda pk, generation: panel_answer_generate(answer_id=pk, generation=generation)),
+        run=lambda pk, generation: panel_answer_run(answer_id=pk, generation=generation)),
     PanelJudgement: StepCase(
         work=JUDGEMENT, make=last_judgement, moved_on=verdict_without_it,
         run=lambda pk, generation: panel_judgement_run(judgement_id=pk,
                                                        generation=generation)),
     QuestionStep: StepCase(
         work=QUESTION, make=question_check, moved_on=asked_as_it_stands,
-        run=lambda pk, generation: panel_question_run(step_id=pk, generation=generation)),
+        run=lambda pk, generation: question_step_run(step_id=pk, generation=generation)),
 }

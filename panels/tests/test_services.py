@@ -15,7 +15,7 @@ from panels.models import (
     PanelOutcome,
     PanelStatus,
 )
-from panels.selectors import panel_get, panel_payload, panel_view
+from panels.selectors import panel_payload, panel_view, panel_visible
 from panels.tests.panel_support import (
     PanelScript,
     failing,
@@ -75,7 +75,7 @@ class TestFullPanel:
 
     def test_the_payload_has_answers_rankings_and_verdict(self, step_sends, panel_models):
         panel = run(step_sends)
-        data = panel_payload(panel_view(panel=panel_get(panel_id=panel.id)))
+        data = panel_payload(panel_view(panel=panel_visible(panel_id=panel.id)))
         assert data["status"] == "done" and data["question"] == QUESTION
         assert {a["model_id"] for a in data["answers"]} == {"alpha-7b", "beta-3b", "gamma-1b"}
         ranking = data["rankings"][0]
@@ -233,7 +233,7 @@ def test_an_answer_cut_at_the_length_limit_says_so_on_the_page_and_in_the_api(st
     cut = PanelAnswer.objects.get(panel=panel, model_id="beta-3b")
     assert cut.cut_at_limit and cut.output_tokens == 3
     assert not PanelAnswer.objects.get(panel=panel, model_id="alpha-7b").cut_at_limit
-    data = panel_payload(panel_view(panel=panel_get(panel_id=panel.id)))
+    data = panel_payload(panel_view(panel=panel_visible(panel_id=panel.id)))
     assert {a["model_id"]: a["cut_at_limit"] for a in data["answers"]}["beta-3b"] is True
     page = Client().get(f"/panel/{panel.id}/").content.decode()
     assert 'data-testid="cut-beta-3b"' in page and "Stopped at the length limit (3 tokens)" in page

@@ -42,8 +42,8 @@ def test_a_panel_runs_to_its_verdict_and_a_redelivered_answer_asks_nothing_again
     assert panel.status == PanelStatus.DONE and panel.verdict["judges_counted"] == 3
     calls = asked(fake_openai, fake_anthropic)
 
-    answer_id, generation = step_sends.of("panel_answer")[-1]
-    steps.panel_answer_generate(answer_id=answer_id, generation=generation)  # redelivered
+    answer_id, generation = step_sends.of("run_panel_answer")[-1]
+    steps.panel_answer_run(answer_id=answer_id, generation=generation)  # redelivered
     assert asked(fake_openai, fake_anthropic) == calls
     assert PanelJudgement.objects.filter(panel=panel).count() == 3
     assert step_sends.run_sent() == 0
@@ -51,16 +51,16 @@ def test_a_panel_runs_to_its_verdict_and_a_redelivered_answer_asks_nothing_again
 
 def test_a_stuck_step_is_restarted_and_the_old_job_cannot_overwrite(script, step_sends):
     panel = services.panel_create(question=QUESTION)
-    answers = step_sends.of("panel_answer")
+    answers = step_sends.of("run_panel_answer")
     for answer_id, generation in answers[1:]:
-        steps.panel_answer_generate(answer_id=answer_id, generation=generation)
+        steps.panel_answer_run(answer_id=answer_id, generation=generation)
     stuck_id, old_generation = answers[0]
     PanelAnswer.objects.filter(pk=stuck_id).update(
         status=StepStatus.RUNNING, lease_expires_at=timezone.now() - timedelta(hours=1))
 
     assert step_requeue_stale() == 1
-    assert step_sends.of("panel_answer")[-1] == [stuck_id, old_generation + 1]
-    steps.panel_answer_generate(answer_id=stuck_id, generation=old_generation)  # the slow one
+    assert step_sends.of("run_panel_answer")[-1] == [stuck_id, old_generation + 1]
+    steps.panel_answer_run(answer_id=stuck_id, generation=old_generation)  # the slow one
     assert PanelAnswer.objects.get(pk=stuck_id).status == StepStatus.PENDING
     step_sends.run_sent()
     assert PanelAnswer.objects.get(pk=stuck_id).status == StepStatus.DONE
@@ -71,8 +71,8 @@ def test_a_stuck_step_is_restarted_and_the_old_job_cannot_overwrite(script, step
 
 def test_each_judge_gets_its_own_order(script, step_sends):
     services.panel_create(question=QUESTION)
-    for answer_id, generation in step_sends.of("panel_answer"):
-        steps.panel_answer_generate(answer_id=answer_id, generation=generation)
+    for answer_id, generation in step_sends.of("run_panel_answer"):
+        steps.panel_answer_run(answer_id=answer_id, generation=generation)
     orders = [tuple(j.shown_order) for j in PanelJudgement.objects.all()]
     assert len(orders) == 3 and all(sorted(o) == ["alpha-7b", "beta-3b", "gamma-1b"]
                                     for o in orders)
@@ -80,7 +80,7 @@ def test_each_judge_gets_its_own_order(script, step_sends):
 
 def test_the_page_says_when_a_step_is_written_again(script, step_sends, client):
     panel = services.panel_create(question=QUESTION)
-    stuck_id, _ = step_sends.of("panel_answer")[0]
+    stuck_id, _ = step_sends.of("run_panel_answer")[0]
     PanelAnswer.objects.filter(pk=stuck_id).update(
         status=StepStatus.RUNNING, lease_expires_at=timezone.now() - timedelta(seconds=1))
     assert step_requeue_stale() == 1
@@ -137,11 +137,11 @@ class TestClarification:
             self, script, step_sends):
         script.clarify_replies = ["Do you mean in base ten?"]
         panel = services.panel_create(question=QUESTION, clarify=True, session_key="me")
-        (check_id, generation), = step_sends.of("panel_question_step")
+        (check_id, generation), = step_sends.of("run_question_step")
         QuestionStep.objects.filter(pk=check_id).update(
             status=StepStatus.RUNNING, lease_expires_at=timezone.now() - timedelta(seconds=1))
         assert step_requeue_stale() == 1
-        assert step_sends.of("panel_question_step")[-1] == [check_id, generation + 1]
+        assert step_sends.of("run_question_step")[-1] == [check_id, generation + 1]
         step_sends.run_sent()  # the old job finds its step started over; the new one asks
         round_ = panel.rounds.get()
         assert round_.phase == RoundPhase.ASKING and round_.reply == "Do you mean in base ten?"

@@ -95,7 +95,7 @@ class Command(BaseCommand):
         deadline = time.monotonic() + timeout
         said = ""
         while True:
-            view = selectors.panel_view(panel=selectors.panel_get(panel_id=panel_id))
+            view = selectors.panel_view(panel=selectors.panel_visible(panel_id=panel_id))
             if view.asking:
                 self._clarify(console, view)
                 continue
@@ -120,7 +120,7 @@ class Command(BaseCommand):
             answers = progress.add_task("answers", total=None)
             judgements = progress.add_task("judgements", total=None)
             while True:
-                view = selectors.panel_view(panel=selectors.panel_get(panel_id=panel_id))
+                view = selectors.panel_view(panel=selectors.panel_visible(panel_id=panel_id))
                 progress.update(answers, total=view.answers_total, completed=view.answers_done)
                 progress.update(judgements, total=view.judgements_total or None,
                                 completed=view.judgements_done)
