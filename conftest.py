@@ -2,8 +2,8 @@
 
 import pytest
 
-pytest_plugins = ["arena.testing.fixtures", "arena.testing.live", "arena.testing.browser",
-                  "arena.testing.steps"]
+pytest_plugins = ["testkit.fixtures", "testkit.live", "testkit.browser",
+                  "testkit.steps"]
 
 
 @pytest.fixture
@@ -12,7 +12,7 @@ def _django_db_helper(_django_db_helper):
     has nothing left to run: a test may end while work it started goes on (a voice call's
     evaluation steps), and every test that uses the database gets this."""
     yield
-    from arena.testing.live import wait_until_worker_settled
+    from testkit.live import wait_until_worker_settled
 
     wait_until_worker_settled()
 

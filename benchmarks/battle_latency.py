@@ -67,7 +67,7 @@ WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 # -- the fake provider --------------------------------------------------------------------------
 
 def make_provider():
-    from arena.testing.fake_providers import FakeOpenAIServer
+    from testkit.fake_providers import FakeOpenAIServer
 
     class TimedProvider(FakeOpenAIServer):
         """Logs the wall-clock time at which each request's first token is sent."""

@@ -47,10 +47,10 @@ from benchmarks.stack import (  # noqa: E402 - after the path is set
 
 def simultaneous_debates(count: int, rounds: int) -> None:
     from arena.steps import StepStatus
-    from arena.testing.fake_providers import FakeOpenAIServer
     from debates import services
     from debates.models import Debate, DebateStatus
     from debates.tests.debate_support import DebateScript, library, make_model
+    from testkit.fake_providers import FakeOpenAIServer
 
     provider = FakeOpenAIServer(api_key=None, reply_text=DebateScript(), token_delay=0.01)
     provider.start()
@@ -87,11 +87,11 @@ def simultaneous_debates(count: int, rounds: int) -> None:
 
 def fact_check_throughput(claims: int) -> None:
     from arena.selectors import model_endpoint_by_slug
-    from arena.testing.fake_providers import FakeOpenAIServer
-    from arena.testing.fake_tavily import FakeTavilyServer
     from debates.factcheck import MAX_CLAIMS, check_speech
     from debates.search_tavily import TavilySearch
     from debates.tests.debate_support import DebateScript, make_model
+    from testkit.fake_providers import FakeOpenAIServer
+    from testkit.fake_tavily import FakeTavilyServer
 
     corpus = [{"title": f"Fact {i}", "url": f"https://example.org/{i}",
                "content": f"Measured fact number {i}: the value was {i * 7} units in {1990 + i}."}

@@ -115,7 +115,7 @@ class Recorder:
 
 
 def make_provider():
-    from arena.testing.fake_providers import FakeOpenAIServer
+    from testkit.fake_providers import FakeOpenAIServer
 
     def reply(rec) -> str:
         users = [m for m in rec.messages if m.get("role") == "user"]
@@ -328,8 +328,8 @@ def main() -> None:
             print(line)
         # What the writers started finishes before the check (a worker may still stream), and
         # the votes' battles are classified (in batches, just after the votes).
-        from arena.testing.contract import no_step_unfinished
         from battles.models import Vote
+        from testkit.contract import no_step_unfinished
 
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not (

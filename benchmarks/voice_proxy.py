@@ -52,7 +52,7 @@ def battles(count: int, provider: str) -> list[tuple[str, str]]:
     """``count`` battles of two agents of ``provider``, each owned by a session of its own:
     (battle id, session key)."""
     from agents.models import AgentBattle, AgentConfiguration, Scenario
-    from arena.testing.visitors import visitor_session_key
+    from testkit.visitors import visitor_session_key
 
     scenario = Scenario.objects.get(slug="haircut-appointment")
     Scenario.objects.filter(pk=scenario.pk).update(max_duration_seconds=600)

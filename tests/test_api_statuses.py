@@ -11,8 +11,8 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from arena.testing.visitors import visitor_session_key
 from battles.tests.factories import ThreadFactory
+from testkit.visitors import visitor_session_key
 
 pytestmark = pytest.mark.django_db
 

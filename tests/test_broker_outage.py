@@ -14,9 +14,9 @@ from django.conf import settings
 
 from arena.embedded_redis import start_embedded_redis, stop_embedded_redis
 from arena.steps import StepStatus
-from arena.testing.live import daphne_server, keyless, start_worker_process, stop_process
-from arena.testing.waiting import wait_for
 from battles.models import Battle, Response
+from testkit.live import daphne_server, keyless, start_worker_process, stop_process
+from testkit.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

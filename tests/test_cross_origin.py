@@ -23,12 +23,12 @@ from agents.models import AgentBattle
 from agents.tests.voice_support import echo_agents
 from arena.api import BODY_NOT_OBJECT
 from arena.api_writes import CROSS_SITE_WRITE, NOT_JSON
-from arena.testing.visitors import visitor_session_key
 from battles.models import Thread, Vote
 from battles.tests.factories import answered_battle
 from debates.models import CrowdVote
 from debates.tests.debate_support import debate_row
 from panels.models import Panel
+from testkit.visitors import visitor_session_key
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.testing.fake_osv import FakeOSVServer
+from testkit.fake_osv import FakeOSVServer
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,8 +10,8 @@ import json
 import pytest
 from django.test import Client
 
-from arena.testing.fake_providers import Behaviour
 from battles.models import Battle, Response
+from testkit.fake_providers import Behaviour
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from arena.testing.contract import no_step_unfinished
-from arena.testing.waiting import wait_for
 from battles.models import Battle, Thread
+from testkit.contract import no_step_unfinished
+from testkit.waiting import wait_for
 
 pytestmark = pytest.mark.django_db
 

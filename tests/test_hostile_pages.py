@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.testing.browser import assert_unhurt as unhurt
-from arena.testing.browser import browser_page, watch_page
-from arena.testing.live import keyless
+from testkit.browser import assert_unhurt as unhurt
+from testkit.browser import browser_page, watch_page
+from testkit.live import keyless
 
 pytestmark = pytest.mark.browser
 PHONE = 390  # px: the viewport's width, past which nothing may scroll sideways

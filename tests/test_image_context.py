@@ -4,10 +4,15 @@ secrets, data or history (``.dockerignore``), and never without what the Dockerf
 from __future__ import annotations
 
 import re
+import tomllib
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LEFT_OUT = (".venv", ".env", "var", ".git", "__pycache__")
+# Development only: the test kit (fake provider servers, pytest plugins), the tests outside the
+# packages and the benchmarks.
+DEVELOPMENT_ONLY = ("testkit", "tests", "conftest.py", "benchmarks")
 NEEDED = ("pyproject.toml", "uv.lock", "requirements-uv.txt", "manage.py", "arena", "battles",
           "panels", "debates", "agents", "leaderboard", "templates", "static", "fixtures")
 
@@ -24,6 +29,24 @@ def test_the_context_leaves_out_environments_secrets_data_and_history():
     ignored, _ = patterns()
     assert set(LEFT_OUT) <= ignored, sorted(set(LEFT_OUT) - ignored)
     assert ".env.*" in ignored  # .env.production and the like
+
+
+def test_the_context_leaves_out_the_test_kit_and_the_tests():
+    ignored, kept = patterns()
+    for name in DEVELOPMENT_ONLY:
+        assert (ROOT / name).exists(), name
+        assert name in ignored and name not in kept, f"{name} is in the image"
+
+
+def test_the_installed_package_holds_no_test_kit():
+    """The image installs the project (``uv sync --no-editable``): its packages are those
+    pyproject's ``packages.find`` matches (setuptools matches the names as fnmatch does)."""
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"]["find"]
+    for name in ("testkit", "testkit.fake_providers"):
+        included = any(fnmatchcase(name, pattern) for pattern in found["include"])
+        excluded = any(fnmatchcase(name, pattern) for pattern in found.get("exclude", ()))
+        assert not included or excluded, f"{name} is installed"
 
 
 def test_the_context_keeps_everything_the_dockerfile_copies_and_runs():

@@ -21,9 +21,9 @@ from django.test import Client, RequestFactory
 
 from arena.asgi import application
 from arena.sessions import SessionStore, session_key_for, session_rotate
-from arena.testing.visitors import visitor_session_key
 from battles.models import Thread
 from battles.tests.factories import BattleFactory, ThreadFactory
+from testkit.visitors import visitor_session_key
 
 pytestmark = pytest.mark.django_db
 

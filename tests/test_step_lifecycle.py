@@ -23,7 +23,7 @@ from arena.steps import (
     step_requeue_stale,
     step_save,
 )
-from arena.testing.steps import StepCase
+from testkit.steps import StepCase
 
 pytestmark = pytest.mark.django_db
 

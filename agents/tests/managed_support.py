@@ -19,7 +19,7 @@ from agents.tests.voice_support import (
     make_battle,
     speech,
 )
-from arena.testing.visitors import visitor_session_key
+from testkit.visitors import visitor_session_key
 
 FAKE_LEG = "agents.tests.fakes.FakeMediaLeg"
 

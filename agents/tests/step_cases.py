@@ -11,7 +11,7 @@ from agents.models import (
 )
 from agents.steps import STAGE, evaluation_stage_run
 from agents.tests.voice_support import echo_agents, make_battle
-from arena.testing.steps import StepCase
+from testkit.steps import StepCase
 
 
 def transcript_after_the_vote() -> EvaluationStage:

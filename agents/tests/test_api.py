@@ -19,8 +19,8 @@ from agents.models import (
 from agents.steps import evaluation_stage_run
 from agents.tests.voice_support import VoiceScript, local_agents, record_call
 from arena.contests.flags import visitor_of_address
-from arena.testing.ratings import quiet_rating_runs
-from arena.testing.waiting import wait_for
+from testkit.ratings import quiet_rating_runs
+from testkit.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from agents.tests.voice_support import echo_agents
-from arena.testing.contract import contract_failures, no_step_unfinished
-from arena.testing.visitors import visitor_session_key
-from arena.testing.waiting import wait_for
+from testkit.contract import contract_failures, no_step_unfinished
+from testkit.visitors import visitor_session_key
+from testkit.waiting import wait_for
 
 pytestmark = pytest.mark.browser  # needs the live server, like the page tests
 

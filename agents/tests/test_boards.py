@@ -9,10 +9,10 @@ from django.test import Client
 from agents.boards import AGENT_BOARD, ARCHITECTURE_BOARDS
 from agents.models import AgentBattle, AgentConfiguration, AgentVote, Provider, Scenario
 from agents.signals import agent_vote_recorded
-from arena.testing.ratings import quiet_rating_runs
 from leaderboard.models import RunTrigger, SnapshotEntry
 from leaderboard.pages.selectors import online_elo_map
 from leaderboard.runs.services import debounce_clear, ratings_run
+from testkit.ratings import quiet_rating_runs
 
 pytestmark = pytest.mark.django_db
 

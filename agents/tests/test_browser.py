@@ -16,7 +16,7 @@ from agents.models import AgentConfiguration, AgentVote, Scenario
 from agents.speech.audio import silence, write_wav
 from agents.tests.fakes import FakeRetell, FakeVapi
 from agents.tests.voice_support import CALLER_LINE, VoiceScript, local_agents, speech
-from arena.testing.browser import (
+from testkit.browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
     Chromium,
@@ -24,8 +24,8 @@ from arena.testing.browser import (
     browser_page,
     watch_page,
 )
-from arena.testing.live import daphne_server
-from arena.testing.ratings import quiet_rating_runs
+from testkit.live import daphne_server
+from testkit.ratings import quiet_rating_runs
 
 pytestmark = pytest.mark.browser
 SCREENSHOT = Path("/tmp/voice.png")

@@ -31,8 +31,8 @@ from agents.tests.voice_support import (
     speech,
 )
 from arena.steps import FINISHED
-from arena.testing.visitors import visitor_session_key
-from arena.testing.waiting import wait_for
+from testkit.visitors import visitor_session_key
+from testkit.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -209,7 +209,7 @@ async def test_a_caller_who_hangs_up_keeps_the_call_and_its_evaluation_starts(fa
 
 
 async def test_an_agent_whose_model_fails_ends_the_call_and_the_battle_explained(fake_openai):
-    from arena.testing.fake_providers import Behaviour
+    from testkit.fake_providers import Behaviour
 
     key, battle = await database_sync_to_async(_setup)(fake_openai)
     fake_openai.default = Behaviour.status(500)

@@ -35,7 +35,7 @@ from agents.tests.managed_support import (  # noqa: F401 - fixtures
     vapi,
 )
 from agents.tests.voice_support import CALLER_LINE, Microphone, listen_until, speech
-from arena.testing.waiting import async_wait_for
+from testkit.waiting import async_wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -18,10 +18,10 @@ from agents.tests.voice_support import (
     record_call,
 )
 from arena.steps import StepStatus, step_requeue_stale
-from arena.testing.live import doomed_worker, steps_started_over, worker_idle
-from arena.testing.ratings import quiet_rating_runs
-from arena.testing.visitors import visitor_session_key
-from arena.testing.waiting import wait_for
+from testkit.live import doomed_worker, steps_started_over, worker_idle
+from testkit.ratings import quiet_rating_runs
+from testkit.visitors import visitor_session_key
+from testkit.waiting import wait_for
 
 
 class HeldJudge(VoiceScript):

@@ -15,8 +15,8 @@ from django.conf import settings
 from agents.library import library_load
 from agents.models import AgentBattle, AgentConfiguration, Provider, Scenario
 from agents.speech.audio import FRAME_BYTES, FRAME_MS, frames, silence
-from arena.testing.registry import make_model
-from arena.testing.waiting import ceiling
+from testkit.registry import make_model
+from testkit.waiting import ceiling
 
 JUDGE_MARK = "You evaluate a phone call"
 CALLER_LINE = "Hello, I would like to book a haircut for Tuesday at three. My name is John Smith."

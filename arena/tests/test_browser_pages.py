@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from arena.testing.browser import browser_page
+from testkit.browser import browser_page
 
 pytestmark = pytest.mark.browser
 SCREENSHOT = Path("/tmp/api-docs.png")

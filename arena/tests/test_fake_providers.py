@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from arena.testing.fake_providers import (
+from testkit.fake_providers import (
     Behaviour,
     FakeAnthropicServer,
     FakeOpenAIServer,

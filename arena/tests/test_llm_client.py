@@ -30,13 +30,13 @@ from arena.llm import (
     stream_chat,
 )
 from arena.llm.client import backoff_delay, llm_timeouts, max_attempts
-from arena.testing.fake_providers import Behaviour, FakeProviderServer
+from testkit.fake_providers import Behaviour, FakeProviderServer
 
 USER = [{"role": "user", "content": "what is two plus two"}]
 SYSTEM = "You are a helpful assistant."
 
 
-# Backoff base 0.05 s and 2 s timeouts (arena.testing.fixtures); tests override as needed.
+# Backoff base 0.05 s and 2 s timeouts (testkit.fixtures); tests override as needed.
 pytestmark = pytest.mark.usefixtures("fast_llm_retries")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from arena.llm import LLMTimeout, complete_chat, pace, stream_chat
 from arena.local_models.specs import LOCAL_MODELS
-from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
+from testkit.fake_providers import Behaviour, FakeOpenAIServer
 
 pytestmark = pytest.mark.usefixtures("fast_llm_retries")
 

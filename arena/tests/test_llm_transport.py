@@ -15,7 +15,7 @@ import pytest
 
 from arena import aio
 from arena.llm import LLMConnectionError, ModelEndpoint, stream_chat
-from arena.testing.fake_providers import Behaviour, FakeProviderServer
+from testkit.fake_providers import Behaviour, FakeProviderServer
 
 USER = [{"role": "user", "content": "say hello"}]
 

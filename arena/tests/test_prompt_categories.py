@@ -16,7 +16,7 @@ from arena.prompt_categories import (
     prompt_language,
     rule_categories,
 )
-from arena.testing.fake_providers import Behaviour
+from testkit.fake_providers import Behaviour
 
 LONG = "Please summarise the following meeting notes for me. " + "word " * 2100
 

@@ -10,7 +10,7 @@ from django.test import Client
 from arena.llm.context import BYTES_PER_TOKEN, MESSAGE_OVERHEAD, input_budget
 from arena.models import AIModel
 from arena.selectors import prompt_char_limit
-from arena.testing.registry import make_model
+from testkit.registry import make_model
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from arena.llm import (
     schema_problem,
 )
 from arena.llm.json_text import INCOMPLETE_JSON, NO_JSON
-from arena.testing.fake_providers import Behaviour
+from testkit.fake_providers import Behaviour
 
 RANKING = {
     "type": "object",

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from arena.devserver import RESTART_RESET_SECONDS, Supervisor
-from arena.testing.waiting import wait_for
+from testkit.waiting import wait_for
 
 CRASH = [sys.executable, "-c", "raise SystemExit(3)"]
 SLEEP = [sys.executable, "-c", "import time; time.sleep(600)"]

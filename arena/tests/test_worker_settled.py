@@ -9,8 +9,8 @@ import pytest
 from celery.worker import state
 
 from arena.celery import app
-from arena.testing.live import worker_idle, worker_settled
-from arena.testing.waiting import wait_for
+from testkit.live import worker_idle, worker_settled
+from testkit.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

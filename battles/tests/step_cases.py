@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from arena.steps import StepStatus
-from arena.testing.steps import StepCase
 from battles import services
 from battles.models import Response, Slot
 from battles.steps import RESPONSE, response_run
 from battles.tests.factories import ResponseFactory, TurnFactory
+from testkit.steps import StepCase
 
 
 def waiting_answer() -> Response:

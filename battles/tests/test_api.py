@@ -6,11 +6,11 @@ import pytest
 from django.test import Client
 
 from arena.contests import voting
-from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from battles import services
 from battles.models import Battle, Vote
 from battles.tests.conftest import assert_blind, neutral_reply
 from battles.tests.factories import answered_battle
+from testkit.fake_providers import Behaviour, FakeOpenAIServer
 
 
 def post(client: Client, url: str, payload: dict):

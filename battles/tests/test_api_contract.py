@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from arena.testing.contract import contract_failures, no_step_unfinished
-from arena.testing.live import keyless
-from arena.testing.registry import make_model
-from arena.testing.visitors import visitor_session_key
-from arena.testing.waiting import wait_for
 from battles.tests.factories import answered_battle, vote_on
+from testkit.contract import contract_failures, no_step_unfinished
+from testkit.live import keyless
+from testkit.registry import make_model
+from testkit.visitors import visitor_session_key
+from testkit.waiting import wait_for
 
 pytestmark = pytest.mark.browser  # needs the live server, like the page tests
 

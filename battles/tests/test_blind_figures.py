@@ -18,12 +18,12 @@ from arena.errors import RuleError
 from arena.llm.errors import status_error
 from arena.models import AIModel
 from arena.steps import StepStatus
-from arena.testing.fake_providers import Behaviour
-from arena.testing.visitors import visitor_session_key
-from arena.testing.waiting import wait_for
 from battles import services
 from battles.models import Slot
 from battles.tests.factories import answered_battle, vote_on
+from testkit.fake_providers import Behaviour
+from testkit.visitors import visitor_session_key
+from testkit.waiting import wait_for
 
 pytestmark = pytest.mark.django_db
 

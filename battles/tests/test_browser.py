@@ -13,13 +13,13 @@ import pytest
 from django.conf import settings
 
 from arena.models import AIModel
-from arena.testing.browser import browser_page
-from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
-from arena.testing.live import keyless
-from arena.testing.visitors import visitor_session_key
 from battles.models import MAX_MESSAGES, Battle, Position, Slot
 from battles.tests.conftest import assert_blind, neutral_reply
 from battles.tests.factories import answered_battle
+from testkit.browser import browser_page
+from testkit.fake_providers import Behaviour, FakeOpenAIServer
+from testkit.live import keyless
+from testkit.visitors import visitor_session_key
 
 pytestmark = pytest.mark.browser
 

@@ -7,9 +7,9 @@ import pytest
 from django.conf import settings
 
 from arena.steps import StepStatus
-from arena.testing.browser import browser_page
-from arena.testing.visitors import visitor_session_key
 from battles.tests.factories import BattleFactory, ResponseFactory, TurnFactory
+from testkit.browser import browser_page
+from testkit.visitors import visitor_session_key
 
 pytestmark = pytest.mark.browser
 

@@ -9,11 +9,11 @@ from django.conf import settings
 
 from arena.asgi import application
 from arena.steps import StepStatus
-from arena.testing.visitors import visitor_session_key
 from battles import services
 from battles.models import Response
 from battles.tests.conftest import assert_blind
 from battles.tests.factories import answered_battle
+from testkit.visitors import visitor_session_key
 
 
 def _session() -> str:

@@ -7,7 +7,6 @@ from arena.contests import voting
 from arena.contests.leaks import leaked_identity
 from arena.errors import RuleError
 from arena.steps import StepStatus
-from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
 from battles import services
 from battles.models import (
     MAX_MESSAGES,
@@ -25,6 +24,7 @@ from battles.tests.factories import (
     answered_battle,
     vote_on,
 )
+from testkit.fake_providers import Behaviour, FakeOpenAIServer
 
 OWNER = "session-of-owner"
 

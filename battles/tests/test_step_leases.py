@@ -15,10 +15,10 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.steps import RESTARTED_NOTICE, StepStatus, step_claim, step_requeue_stale
-from arena.testing.waiting import wait_for
 from battles import services
 from battles.models import Response, Slot
 from battles.steps import response_run
+from testkit.waiting import wait_for
 
 OWNER = "session-of-owner"
 

@@ -14,11 +14,11 @@ from django.test import Client
 
 from arena.steps import StepStatus
 from arena.streaming import read_snapshot
-from arena.testing.waiting import wait_for
 from battles import services
 from battles.models import Response
 from battles.tests.conftest import assert_blind
 from battles.tests.factories import answered_battle, vote_on
+from testkit.waiting import wait_for
 
 LONG_REPLY = " ".join(f"word{i}" for i in range(200))
 

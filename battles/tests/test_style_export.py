@@ -101,9 +101,9 @@ def test_a_run_fits_the_text_board_with_style_control_too(client):
 def test_the_style_switch_on_the_board_page(chromium, asgi_live_server, monkeypatch):
     from playwright.sync_api import expect
 
-    from arena.testing.browser import browser_page
     from leaderboard.models import RunTrigger
     from leaderboard.runs import services as leaderboard_services
+    from testkit.browser import browser_page
 
     _styled_battles()
     leaderboard_services.ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])

@@ -10,11 +10,11 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 
 from arena.ratelimit import PROVIDER_BUSY
-from arena.testing.fake_providers import Behaviour, FakeOpenAIServer
-from arena.testing.live import keyless
-from arena.testing.waiting import wait_for
 from battles.models import Battle
 from battles.tests.conftest import neutral_reply
+from testkit.fake_providers import Behaviour, FakeOpenAIServer
+from testkit.live import keyless
+from testkit.waiting import wait_for
 
 
 def post(client: Client, url: str, payload: dict, **headers):

@@ -8,10 +8,10 @@ import os
 import pytest
 
 from arena.steps import StepStatus, step_requeue_stale
-from arena.testing.live import doomed_worker, steps_started_over
-from arena.testing.waiting import wait_for
 from battles import services
 from battles.tests.conftest import neutral_reply
+from testkit.live import doomed_worker, steps_started_over
+from testkit.waiting import wait_for
 
 OWNER = "session-of-owner"
 

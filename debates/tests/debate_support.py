@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass, field
 
 from arena.models import AIModel, ProviderKind
-from arena.testing.live import worker_idle
-from arena.testing.ratings import quiet_rating_runs  # noqa: F401 - the debate tests import it here
-from arena.testing.registry import make_model  # noqa: F401 - the debate tests import it here
-from arena.testing.waiting import wait_for
 from debates.models import Debate, Evidence, Persona, Topic
+from testkit.live import worker_idle
+from testkit.ratings import quiet_rating_runs  # noqa: F401 - the debate tests import it here
+from testkit.registry import make_model  # noqa: F401 - the debate tests import it here
+from testkit.waiting import wait_for
 
 TURN_MARK = "Reflect-Critique-Refine methodology"
 EXTRACT_MARK = "List the checkable factual claims"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from arena.testing.steps import StepCase
 from debates.models import Debate, DebateStatus, DebateStep, StepKind
 from debates.steps import STEP, debate_step_run
 from debates.tests.debate_support import debate_row
+from testkit.steps import StepCase
 
 
 def round_two_opening() -> DebateStep:

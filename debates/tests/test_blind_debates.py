@@ -16,12 +16,12 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from arena.testing.visitors import visitor_session_key
 from debates import services
 from debates.crowd import CHOSEN_BY_CREATOR, debate_vote
 from debates.majority import crowd_tally
 from debates.models import CrowdVote, DebateTurn
 from debates.tests.debate_support import debate_row, library, make_model
+from testkit.visitors import visitor_session_key
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.testing.browser import browser_page
 from debates.models import Debate
 from debates.tests.debate_support import (
     DebateScript,
@@ -21,6 +20,7 @@ from debates.tests.debate_support import (
     wait_for,
     worker_idle,
 )
+from testkit.browser import browser_page
 
 pytestmark = pytest.mark.browser
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from arena.testing.registry import make_model
 from debates.models import Debate
 from debates.tests.debate_support import library
+from testkit.registry import make_model
 
 pytestmark = pytest.mark.django_db
 

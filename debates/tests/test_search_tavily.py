@@ -4,9 +4,9 @@ import asyncio
 
 import pytest
 
-from arena.testing.fake_tavily import FakeTavilyServer
 from debates.evidence import SearchError
 from debates.search_tavily import TavilySearch, tavily_from_settings
+from testkit.fake_tavily import FakeTavilyServer
 
 CORPUS = [
     {"title": "Paris Agreement", "url": "https://unfccc.int/paris",

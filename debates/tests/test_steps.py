@@ -1,13 +1,11 @@
 """The debate state machine end to end: its steps run here as plain functions, in order
-(:class:`arena.testing.steps.StepSends`), against the fake provider and the local evidence
+(:class:`testkit.steps.StepSends`), against the fake provider and the local evidence
 store; pausing and cancelling a debate under way use a real Celery worker."""
 
 import pytest
 
 from arena.errors import RuleError
 from arena.steps import StepStatus
-from arena.testing.fake_providers import Behaviour
-from arena.testing.steps import StepSends
 from debates import services, verdicts
 from debates.judging import MAX_JUDGE_TRIES
 from debates.models import (
@@ -30,6 +28,8 @@ from debates.tests.debate_support import (
     wait_for,
     worker_idle,
 )
+from testkit.fake_providers import Behaviour
+from testkit.steps import StepSends
 
 # Bad replies that fail a judge in both orders: each try is a reply and the structured
 # output's one re-ask (arena.llm.structured), three tries in each of the two orders.
@@ -339,7 +339,7 @@ class TestConfiguration:
 
 
 def test_a_debate_fact_checked_through_tavily(debate_setup, settings, monkeypatch):
-    from arena.testing.fake_tavily import FakeTavilyServer
+    from testkit.fake_tavily import FakeTavilyServer
 
     corpus = [{"title": "UN climate", "url": "https://unfccc.int/paris",
                "content": "The Paris Agreement was adopted in 2015 in Paris."}]

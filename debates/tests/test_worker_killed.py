@@ -8,7 +8,6 @@ import os
 import pytest
 
 from arena.steps import StepStatus, step_requeue_stale
-from arena.testing.live import doomed_worker, steps_started_over
 from debates import services
 from debates.models import Debate, DebateStatus, DebateStep, StepKind
 from debates.tests.debate_support import (
@@ -19,6 +18,7 @@ from debates.tests.debate_support import (
     wait_debate,
     wait_for,
 )
+from testkit.live import doomed_worker, steps_started_over
 
 
 @pytest.mark.django_db(transaction=True)

@@ -30,7 +30,7 @@ def test_a_busy_board_is_answered_from_the_web_processs_memory(transactional_db,
     """With ARENA_LEADERBOARD_ANSWER_SECONDS the answer is public that long, and daphne
     repeats it without asking Django (arena.edge): a newer snapshot shows only to a request
     asking for a fresh answer, or once the time is up. The tests' own setting is 0."""
-    from arena.testing.live import daphne_server
+    from testkit.live import daphne_server
 
     make_votes(SMALL_BOARD)
     services.ratings_run(trigger=RunTrigger.COMMAND)

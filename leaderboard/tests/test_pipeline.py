@@ -3,9 +3,9 @@ worker performs, and the board then shows the vote."""
 
 from django.test import Client
 
-from arena.testing import waiting
 from battles.tests.factories import vote_on
 from leaderboard.models import RatingRun
+from testkit import waiting
 
 from .factories import AIModelFactory, answered_battle
 

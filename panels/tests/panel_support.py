@@ -12,12 +12,12 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from arena.testing.fake_providers import Behaviour
-from arena.testing.live import worker_idle
-from arena.testing.ratings import quiet_rating_runs
-from arena.testing.registry import make_model
-from arena.testing.waiting import wait_for
 from panels.models import Panel
+from testkit.fake_providers import Behaviour
+from testkit.live import worker_idle
+from testkit.ratings import quiet_rating_runs
+from testkit.registry import make_model
+from testkit.waiting import wait_for
 
 JUDGE_MARK = "You are judging a competition"
 CLARIFY_MARK = "Is the question clear and specific enough"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from arena.models import AIModel, ProviderKind
 from arena.steps import StepStatus
-from arena.testing.steps import StepCase
 from panels.models import (
     ClarificationRound,
     Panel,
@@ -24,6 +23,7 @@ from panels.steps import (
     panel_judgement_run,
     question_step_run,
 )
+from testkit.steps import StepCase
 
 SLUGS = ["case-alpha", "case-beta", "case-gamma"]
 

@@ -1,6 +1,6 @@
 """The panel page in a real Chromium, against daphne, a real Celery worker and fake providers.
 
-Chromium and daphne come from arena.testing (browser.py, live.py). Every wait in the tests
+Chromium and daphne come from testkit (browser.py, live.py). Every wait in the tests
 is Playwright's auto-waiting (``expect``).
 """
 
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.testing.browser import browser_page
-from arena.testing.ratings import quiet_rating_runs
 from panels.models import Panel, PanelStatus
 from panels.tests.panel_support import PanelScript, make_model
+from testkit.browser import browser_page
+from testkit.ratings import quiet_rating_runs
 
 pytestmark = pytest.mark.browser
 

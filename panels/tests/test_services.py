@@ -1,5 +1,5 @@
 """The panel state machine end to end against the fake providers: its steps run here as
-plain functions, in order (:class:`arena.testing.steps.StepSends`); that the answers are asked
+plain functions, in order (:class:`testkit.steps.StepSends`); that the answers are asked
 at once is seen on a real Celery worker."""
 
 import threading

@@ -1,5 +1,5 @@
 """Panel steps run here as plain functions (no worker): the sends are recorded and run in
-order (:class:`arena.testing.steps.StepSends`). A worker dying mid-panel loses nothing; the
+order (:class:`testkit.steps.StepSends`). A worker dying mid-panel loses nothing; the
 question model writes, checks and refines the question through steps of its own."""
 
 from datetime import timedelta

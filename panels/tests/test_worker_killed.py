@@ -9,11 +9,11 @@ import threading
 import pytest
 
 from arena.steps import StepStatus, step_requeue_stale
-from arena.testing.live import doomed_worker, steps_started_over
-from arena.testing.waiting import wait_for
 from panels import services
 from panels.models import PanelJudgement, PanelStatus
 from panels.tests.panel_support import PanelScript, panel_setup, ranking_reply, wait_finished
+from testkit.live import doomed_worker, steps_started_over
+from testkit.waiting import wait_for
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,6 +1,6 @@
 """Pytest fixtures for the fake provider servers.
 
-Register in the root ``conftest.py`` with ``pytest_plugins = ["arena.testing.fixtures"]``.
+Register in the root ``conftest.py`` with ``pytest_plugins = ["testkit.fixtures"]``.
 
 Each fixture starts a fresh server per test, puts its API key into the environment variable
 named by ``server.api_key_env`` (so ``server.endpoint(...)`` works with the real client), and
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.testing.fake_providers import FakeAnthropicServer, FakeOpenAIServer
+from testkit.fake_providers import FakeAnthropicServer, FakeOpenAIServer
 
 
 def _serve(server_class, monkeypatch: pytest.MonkeyPatch):

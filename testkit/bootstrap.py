@@ -1,4 +1,4 @@
-"""Loaded by pytest before Django (``-p arena.testing.bootstrap`` in pyproject).
+"""Loaded by pytest before Django (``-p testkit.bootstrap`` in pyproject).
 
 With nothing set, the suite runs on SQLite and its own embedded Redis under
 ``var/test/``, apart from a running dev server. With ``DATABASE_URL`` and

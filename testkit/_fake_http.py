@@ -1,4 +1,4 @@
-"""Machinery shared by the fake provider servers (see :mod:`arena.testing.fake_providers`).
+"""Machinery shared by the fake provider servers (see :mod:`testkit.fake_providers`).
 
 Each server is a stdlib ``ThreadingHTTPServer`` on 127.0.0.1 (port 0) running in a daemon thread.
 
@@ -33,8 +33,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from arena.llm.types import ModelEndpoint
-from arena.testing._fake_types import Answer, Behaviour, RecordedRequest, content_text, split_tokens
-from arena.testing.waiting import ceiling
+from testkit._fake_types import Answer, Behaviour, RecordedRequest, content_text, split_tokens
+from testkit.waiting import ceiling
 
 
 class _Stopped(Exception):

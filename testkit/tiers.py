@@ -36,7 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for tier in TIERS:
         config.addinivalue_line("markers", f"{tier}: a test of the {tier} tier "
-                                           "(arena.testing.tiers)")
+                                           "(testkit.tiers)")
 
 
 def tiers_of(item: pytest.Item) -> set[str]:

@@ -16,8 +16,8 @@ import httpx
 import pytest
 from django.conf import settings
 
-from arena.testing.waiting import ceiling, wait_for
 from arena.webserver import daphne_command, worker_command
+from testkit.waiting import ceiling, wait_for
 
 _session_worker_running = False  # once a test has started the session's worker
 
@@ -151,7 +151,7 @@ def doomed_worker(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, *,
 def steps_started_over(count: int) -> int:
     """Sweep until ``count`` steps whose worker died are started over; how many were."""
     from arena.steps import step_requeue_stale
-    from arena.testing.waiting import wait_for
+    from testkit.waiting import wait_for
 
     restarted = 0
 

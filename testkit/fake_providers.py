@@ -26,8 +26,8 @@ import json
 import time
 from typing import Any
 
-from arena.testing._fake_http import FakeProviderServer
-from arena.testing._fake_types import (
+from testkit._fake_http import FakeProviderServer
+from testkit._fake_types import (
     Answer,
     Behaviour,
     RecordedRequest,
