@@ -38,12 +38,19 @@ def test_the_context_leaves_out_the_test_kit_and_the_tests():
         assert name in ignored and name not in kept, f"{name} is in the image"
 
 
+def test_every_apps_tests_are_left_out_too():
+    ignored, _ = patterns()
+    assert "**/tests" in {line.strip() for line in (ROOT / ".dockerignore").read_text()
+                          .splitlines()}, "only the top-level tests/ is left out"
+    assert "tests" in ignored
+
+
 def test_the_installed_package_holds_no_test_kit():
     """The image installs the project (``uv sync --no-editable``): its packages are those
     pyproject's ``packages.find`` matches (setuptools matches the names as fnmatch does)."""
     found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
         "packages"]["find"]
-    for name in ("testkit", "testkit.fake_providers"):
+    for name in ("testkit", "testkit.fake_providers", "arena.tests", "agents.tests.fakes"):
         included = any(fnmatchcase(name, pattern) for pattern in found["include"])
         excluded = any(fnmatchcase(name, pattern) for pattern in found.get("exclude", ()))
         assert not included or excluded, f"{name} is installed"

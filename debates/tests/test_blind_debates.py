@@ -48,8 +48,12 @@ def costed_debate():
 
 
 def figures_in(text: str) -> list[str]:
-    return [f for f in (str(TOKENS_A), str(TOKENS_B), "2.81e-05", "0.0000281", "0.0001",
-                        "0.0000917", "9.17e-05", str(LATENCY), "5,678", "$") if f in text]
+    """The figures that appear as figures: "239" inside a UUID's hex or a timestamp's
+    milliseconds (".239Z") is not a token count."""
+    figures = (str(TOKENS_A), str(TOKENS_B), "2.81e-05", "0.0000281", "0.0001", "0.0000917",
+               "9.17e-05", str(LATENCY), "5,678")
+    found = [f for f in figures if re.search(rf"(?<![\w.]){re.escape(f)}(?!\w)", text)]
+    return found + (["$"] if "$" in text else [])
 
 
 def test_no_viewer_sees_a_sides_tokens_cost_or_timing_before_voting(costed_debate):
