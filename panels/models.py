@@ -76,7 +76,6 @@ class Panel(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        db_table = "battles_panel"  # kept from when panels lived in battles
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
@@ -123,7 +122,6 @@ class ClarificationRound(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "battles_clarificationround"  # kept from when panels lived in battles
         ordering = ["index"]
         constraints = [
             models.UniqueConstraint(fields=["panel", "index"], name="panel_round_unique"),
@@ -197,7 +195,6 @@ class PanelAnswer(Step):
         default=False, help_text="The model stopped at its length limit: the rest is missing.")
 
     class Meta:
-        db_table = "battles_panelanswer"  # kept from when panels lived in battles
         ordering = ["model__name"]
         constraints = [
             models.UniqueConstraint(fields=["panel", "model"], name="panel_answer_unique"),
@@ -233,7 +230,6 @@ class PanelJudgement(Step):
     discard_reason = models.CharField(max_length=500, blank=True)
 
     class Meta:
-        db_table = "battles_paneljudgement"  # kept from when panels lived in battles
         ordering = ["judge__name"]
         constraints = [
             models.UniqueConstraint(fields=["panel", "judge"], name="panel_judgement_unique"),
@@ -275,7 +271,6 @@ class PanelOutcome(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
-        db_table = "battles_paneloutcome"  # kept from when panels lived in battles
         ordering = ["created_at", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["judgement", "model_a", "model_b"],
