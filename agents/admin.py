@@ -1,10 +1,11 @@
 from django.contrib import admin
 
 from agents.models import AgentBattle, AgentConfiguration, AgentConversation, Scenario
+from arena.admin import TimestampsLast
 
 
 @admin.register(Scenario)
-class ScenarioAdmin(admin.ModelAdmin):
+class ScenarioAdmin(TimestampsLast, admin.ModelAdmin):
     list_display = ("name", "category", "difficulty", "max_turns", "max_duration_seconds",
                     "active")
     list_filter = ("category", "difficulty", "active")
@@ -13,7 +14,7 @@ class ScenarioAdmin(admin.ModelAdmin):
 
 
 @admin.register(AgentConfiguration)
-class AgentConfigurationAdmin(admin.ModelAdmin):
+class AgentConfigurationAdmin(TimestampsLast, admin.ModelAdmin):
     list_display = ("name", "provider", "architecture_type", "available", "active")
     list_filter = ("provider", "architecture_type", "active")
     search_fields = ("name", "slug")

@@ -10,7 +10,6 @@ then, after the vote, the LLM judge with the slot and containment checks.
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 from django.conf import settings
@@ -18,7 +17,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.models import CountedVote
+from arena.models import CountedVote, CreatedAtModel, UUIDModel
 from arena.steps import Step
 
 
@@ -49,10 +48,9 @@ class Provider(models.TextChoices):
     ECHO = "echo", "Echo (plays the caller back; for diagnostics and benchmarks)"
 
 
-class Scenario(models.Model):
+class Scenario(UUIDModel, CreatedAtModel):
     """A task the caller carries out with both agents; both get the same system prompt."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     slug = models.SlugField(max_length=60, unique=True)
     name = models.CharField(max_length=120)
     category = models.CharField(max_length=20, choices=Category.choices)
@@ -75,7 +73,6 @@ class Scenario(models.Model):
     adversarial_turns = models.JSONField(default=list, blank=True,
                                          help_text="Optional twists the caller is asked to try.")
     active = models.BooleanField(default=True)
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["category", "difficulty", "name"]
@@ -90,10 +87,9 @@ class Scenario(models.Model):
         return self.name
 
 
-class AgentConfiguration(models.Model):
+class AgentConfiguration(UUIDModel, CreatedAtModel):
     """One voice agent: a provider and its components (speech to text, model, voice)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     slug = models.SlugField(max_length=60, unique=True)
     name = models.CharField(max_length=120)
     architecture_type = models.CharField(max_length=20, choices=Architecture.choices,
@@ -108,7 +104,6 @@ class AgentConfiguration(models.Model):
         help_text="What the provider created for this agent (Retell's LLM and agent ids), "
                   "with the fingerprint of the settings it was created from.")
     active = models.BooleanField(default=True)
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["provider", "name"]
@@ -135,10 +130,9 @@ class BattleStatus(models.TextChoices):
     FAILED = "failed", "An agent failed"
 
 
-class AgentBattle(models.Model):
+class AgentBattle(UUIDModel):
     """Two agents on one scenario for one visitor; A is always talked to first."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session_key = models.CharField(max_length=64, db_index=True)
     formulation = models.CharField(max_length=20, default="outcome")
     scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="battles")
@@ -177,10 +171,9 @@ def recordings_dir() -> Path:
     return Path(settings.ARENA_VOICE_MEDIA_DIR)
 
 
-class AgentConversation(models.Model):
+class AgentConversation(UUIDModel, CreatedAtModel):
     """One call between the visitor and one agent, with both recordings and what was said."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     battle = models.ForeignKey(AgentBattle, on_delete=models.CASCADE,
                                related_name="conversations")
     agent_config = models.ForeignKey(AgentConfiguration, on_delete=models.PROTECT,
@@ -219,7 +212,6 @@ class AgentConversation(models.Model):
     slots_json = models.JSONField(default=dict, blank=True)
     containment = models.BooleanField(null=True, blank=True)
     turns_to_completion = models.PositiveSmallIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
     ended_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -244,14 +236,13 @@ class Overall(models.TextChoices):
 SUB_DIMENSIONS = ("naturalness", "speed", "understanding", "helpfulness")
 
 
-class AgentVote(CountedVote):
+class AgentVote(CountedVote, CreatedAtModel):
     """The visitor's one vote on a battle: overall and per dimension."""
 
     battle = models.OneToOneField(AgentBattle, on_delete=models.CASCADE, related_name="vote")
     session_key = models.CharField(max_length=64)
     overall = models.CharField(max_length=3, choices=Overall.choices)
     sub_votes_json = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(overall__in=Overall.values),
@@ -272,16 +263,14 @@ class StageKind(models.TextChoices):
     JUDGE = "judge", "Task success, slots and containment"
 
 
-class EvaluationStage(Step):
+class EvaluationStage(Step, UUIDModel, CreatedAtModel):
     """One stage of a conversation's evaluation, run by ``agents.tasks.run_evaluation_stage``."""
 
     task_name = "agents.tasks.run_evaluation_stage"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(AgentConversation, on_delete=models.CASCADE,
                                      related_name="stages")
     kind = models.CharField(max_length=12, choices=StageKind.choices)
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["created_at"]

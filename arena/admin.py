@@ -4,6 +4,20 @@ from arena.availability import models_availability
 from arena.contests.flags import flag_review
 from arena.models import AIModel, FlagStatus, VisitorFlag
 
+TIMESTAMPS = ("created_at", "updated_at")
+
+
+class TimestampsLast:
+    """For the admin of a model that takes its timestamps from :mod:`arena.models`'s bases
+    and shows every field: the model's own fields first, its timestamps last. Inherited
+    fields come first in a model, so the form would open with the date, and an add page would
+    put the cursor in it."""
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        return [*(f for f in fields if f not in TIMESTAMPS),
+                *(f for f in fields if f in TIMESTAMPS)]
+
 
 @admin.register(AIModel)
 class AIModelAdmin(admin.ModelAdmin):

@@ -1,14 +1,51 @@
-"""The AI model registry: every model the arena can put in front of people."""
+"""The platform's rows: the AI model registry (every model the arena can put in front of
+people) and the visitor flags, and the abstract rows every mode's models build on: the key and
+timestamps (:class:`UUIDModel`, :class:`CreatedAtModel`, :class:`UpdatedAtModel`) and what a
+vote carries for the integrity rules (:class:`CountedVote`)."""
 
 from __future__ import annotations
 
+import uuid
+
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
+from django.utils import timezone
 
 SLUG_VALIDATOR = RegexValidator(
     r"^[a-z0-9][a-z0-9._-]*$",
     "Use lowercase letters, digits, dots, dashes and underscores.",
 )
+
+
+class UUIDModel(models.Model):
+    """Keyed by a random UUID made in Python: an address (a page's, the API's) cannot be
+    guessed (an unlisted panel or debate is seen by its link) and tells nothing of how many
+    rows there are, and a row has its key before it is saved."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+
+    class Meta:
+        abstract = True
+
+
+class CreatedAtModel(models.Model):
+    """When the row was made: a default rather than ``auto_now_add``, so that a migration, an
+    import or a test can set the time. A model whose ``created_at`` is indexed, or set by
+    ``auto_now_add``, declares its own."""
+
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        abstract = True
+
+
+class UpdatedAtModel(models.Model):
+    """When the row was last saved (``save()`` sets it; a queryset's ``update()`` does not)."""
+
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
 
 
 class ProviderKind(models.TextChoices):
@@ -22,7 +59,7 @@ class ModelStatus(models.TextChoices):
     DEPRECATED = "deprecated", "Deprecated"
 
 
-class AIModel(models.Model):
+class AIModel(UpdatedAtModel):
     """One model behind an OpenAI-compatible or Anthropic endpoint.
 
     The API key is never stored: ``api_key_env`` names the environment variable
@@ -65,7 +102,6 @@ class AIModel(models.Model):
         default=True, help_text="False once the models file no longer lists it."
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name"]

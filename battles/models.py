@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import uuid
-
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.contests.voting import VoteChoice, Winner
-from arena.models import AIModel, CountedVote
+from arena.models import AIModel, CountedVote, CreatedAtModel, UUIDModel
 from arena.steps import Step
 
 MAX_MESSAGES = 6  # the first prompt and five follow-ups (seed 000)
@@ -27,17 +25,15 @@ class Slot(models.TextChoices):
     B = "b", "Model B"
 
 
-class Thread(models.Model):
+class Thread(UUIDModel, CreatedAtModel):
     """A *session* in seed 001's words: a sidebar thread of battles, each voted on its own.
 
     Named apart from the visitor's Django session (``session_key``), which owns it.
     """
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session_key = models.CharField(max_length=64)
     title = models.CharField(max_length=120, blank=True,
                              help_text="The first prompt of its first battle, unless named.")
-    created_at = models.DateTimeField(default=timezone.now)
     last_active_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -57,8 +53,7 @@ def position_of(slot: str, model_a_position: str) -> str:
     return Position.RIGHT if model_a_position == Position.LEFT else Position.LEFT
 
 
-class Battle(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class Battle(UUIDModel):
     session_key = models.CharField(max_length=64, db_index=True)
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="battles")
     model_a = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
@@ -99,10 +94,9 @@ class Battle(models.Model):
         return self.model_a if slot == Slot.A else self.model_b
 
 
-class Turn(models.Model):
+class Turn(UUIDModel):
     """One prompt of the person and the two answers to it (seed 000's "message")."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="turns")
     index = models.PositiveSmallIntegerField()
     prompt = models.TextField()
@@ -121,12 +115,11 @@ class Turn(models.Model):
         return f"Turn {self.index} of {self.battle_id}"
 
 
-class Response(Step):
+class Response(Step, UUIDModel):
     """One model's answer to one turn: a step of the platform (claimed, leased, saved once)."""
 
     task_name = "battles.tasks.run_response"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="responses")
     slot = models.CharField(max_length=1, choices=Slot.choices)
     text = models.TextField(blank=True)
@@ -163,8 +156,7 @@ class Response(Step):
         announce_restart(self)
 
 
-class Vote(CountedVote):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class Vote(UUIDModel, CountedVote):
     battle = models.OneToOneField(Battle, on_delete=models.CASCADE, related_name="vote")
     session_key = models.CharField(
         max_length=64, blank=True,

@@ -4,18 +4,19 @@ approve, and debates (with the action that settles one no judge could)."""
 from django.contrib import admin, messages
 from django.utils import timezone
 
+from arena.admin import TimestampsLast
 from arena.errors import RuleError
 from debates.models import Debate, DebateStep, DebateTurn, Evidence, JudgeEvaluation, Persona, Topic
 from debates.verdicts import debate_review_settle
 
 
-class EvidenceInline(admin.StackedInline):
+class EvidenceInline(TimestampsLast, admin.StackedInline):
     model = Evidence
     extra = 0
 
 
 @admin.register(Topic)
-class TopicAdmin(admin.ModelAdmin):
+class TopicAdmin(TimestampsLast, admin.ModelAdmin):
     list_display = ("motion", "category", "difficulty", "is_approved", "times_used",
                     "retired_at")
     list_filter = ("is_approved", "category", "difficulty")
@@ -35,13 +36,13 @@ class TopicAdmin(admin.ModelAdmin):
 
 
 @admin.register(Evidence)
-class EvidenceAdmin(admin.ModelAdmin):
+class EvidenceAdmin(TimestampsLast, admin.ModelAdmin):
     list_display = ("title", "source", "topic")
     search_fields = ("title", "content", "source")
 
 
 @admin.register(Persona)
-class PersonaAdmin(admin.ModelAdmin):
+class PersonaAdmin(TimestampsLast, admin.ModelAdmin):
     list_display = ("name", "is_active")
     list_filter = ("is_active",)
     search_fields = ("name", "description")

@@ -13,15 +13,13 @@ and no turn is written twice (unique on debate, round and position).
 
 from __future__ import annotations
 
-import uuid
-
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
 from arena.contests.voting import Winner
-from arena.models import AIModel, CountedVote
+from arena.models import AIModel, CountedVote, CreatedAtModel, UpdatedAtModel, UUIDModel
 from arena.steps import Step
 
 MIN_ROUNDS, MAX_ROUNDS = 1, 5
@@ -35,11 +33,10 @@ class Difficulty(models.TextChoices):
     HARD = "hard", "Hard"
 
 
-class Topic(models.Model):
+class Topic(UUIDModel, CreatedAtModel):
     """A motion. Seeded motions are public; a person's own motion is used for their debate
     only, and enters the public pool once staff approve it."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     motion = models.TextField()
     category = models.CharField(max_length=50, db_index=True)
     difficulty = models.CharField(max_length=10, choices=Difficulty.choices,
@@ -50,7 +47,6 @@ class Topic(models.Model):
     proposed_by = models.CharField(max_length=64, blank=True,
                                    help_text="Session that proposed it (empty: seeded).")
     times_used = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
     retired_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -66,7 +62,7 @@ class Topic(models.Model):
         return self.is_approved and self.retired_at is None
 
 
-class Evidence(models.Model):
+class Evidence(CreatedAtModel):
     """A document of the local evidence store, searched by the fact-checker (full text)."""
 
     topic = models.ForeignKey(Topic, on_delete=models.SET_NULL, null=True, blank=True,
@@ -75,7 +71,6 @@ class Evidence(models.Model):
     source = models.CharField(max_length=200, blank=True)
     url = models.URLField(max_length=500, blank=True, help_text="Shown, never fetched.")
     content = models.TextField()
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         verbose_name_plural = "evidence"
@@ -85,15 +80,13 @@ class Evidence(models.Model):
         return self.title
 
 
-class Persona(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class Persona(UUIDModel, CreatedAtModel):
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField()
     traits = models.JSONField(default=list)
     speaking_style = models.TextField()
     background = models.TextField(blank=True)
     is_active = models.BooleanField(default=True)
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["name"]
@@ -144,10 +137,9 @@ class DebateOrigin(models.TextChoices):
     CLI = "cli", "Command line"
 
 
-class Debate(models.Model):
+class Debate(UUIDModel, UpdatedAtModel):
     """One debate. Side A (``model_a`` in ``persona_a``) argues ``model_a_position``."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session_key = models.CharField(max_length=64, blank=True, db_index=True)
     origin = models.CharField(max_length=5, choices=DebateOrigin.choices,
                               default=DebateOrigin.WEB)
@@ -199,7 +191,6 @@ class Debate(models.Model):
                                help_text="Calibration: false claims the weak side was given.")
     error = models.CharField(max_length=500, blank=True, help_text="Safe to show a person.")
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    updated_at = models.DateTimeField(auto_now=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
 
@@ -260,12 +251,11 @@ class StepKind(models.TextChoices):
     JUDGE = "judge", "Judging"
 
 
-class DebateStep(Step):
+class DebateStep(Step, UUIDModel, CreatedAtModel):
     """One step of a debate's state machine (a platform step: lease, heartbeat, sweep)."""
 
     task_name = "debates.tasks.run_debate_step"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="steps")
     kind = models.CharField(max_length=10, choices=StepKind.choices)
     round = models.PositiveSmallIntegerField(default=0)
@@ -274,7 +264,6 @@ class DebateStep(Step):
         default=0, help_text="1: a strict-mode rewrite of a turn, or its fact-check.")
     note = models.TextField(blank=True, help_text="The moderator's words; why no claims were "
                             "checked.")
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["created_at"]
@@ -293,10 +282,9 @@ class DebateStep(Step):
         announce_debate(self.debate_id, step=str(self.pk), restarted=True)
 
 
-class DebateTurn(models.Model):
+class DebateTurn(UUIDModel, CreatedAtModel):
     """One speech, parsed from the debater's Reflect-Critique-Refine reply."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="turns")
     round = models.PositiveSmallIntegerField()
     position = models.CharField(max_length=3, choices=Position.choices)
@@ -320,7 +308,6 @@ class DebateTurn(models.Model):
     input_tokens = models.PositiveIntegerField(null=True, blank=True)
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["round", "created_at"]
@@ -351,8 +338,7 @@ class Verdict(models.TextChoices):
     MISLEADING = "misleading", "Misleading"
 
 
-class FactCheck(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class FactCheck(UUIDModel, CreatedAtModel):
     turn = models.ForeignKey(DebateTurn, on_delete=models.CASCADE, related_name="fact_checks")
     revision = models.PositiveSmallIntegerField(default=0,
                                                 help_text="Which version of the turn.")
@@ -365,7 +351,6 @@ class FactCheck(models.Model):
     explanation = models.TextField(blank=True)
     backend = models.CharField(max_length=20, blank=True)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["created_at"]
@@ -385,8 +370,7 @@ class JudgeRole(models.TextChoices):
     TIEBREAKER = "tiebreaker", "Tiebreaker judge"
 
 
-class JudgeEvaluation(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class JudgeEvaluation(UUIDModel, CreatedAtModel):
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="evaluations")
     judge = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
     role = models.CharField(max_length=10, choices=JudgeRole.choices,
@@ -401,7 +385,6 @@ class JudgeEvaluation(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     error = models.CharField(max_length=300, blank=True, help_text="Safe to show a person.")
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["created_at"]
@@ -423,17 +406,15 @@ class CrowdChoice(models.TextChoices):
     REVEALED = "revealed", "Revealed the models (no vote)"
 
 
-class CrowdVote(CountedVote):
+class CrowdVote(UUIDModel, CountedVote, CreatedAtModel):
     """A viewer's one vote on a debate (or the reveal that forfeits it), with a wager."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="votes")
     session_key = models.CharField(max_length=64)
     choice = models.CharField(max_length=8, choices=CrowdChoice.choices)
     wager = models.PositiveIntegerField(default=0)
     payout = models.PositiveIntegerField(null=True, blank=True,
                                          help_text="Points paid back when settled.")
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["created_at"]
@@ -452,12 +433,11 @@ class CrowdVote(CountedVote):
         return self.choice != CrowdChoice.REVEALED
 
 
-class PointsAccount(models.Model):
+class PointsAccount(UpdatedAtModel):
     """A session's debate points: 1,000 to start, moved only by wagers and payouts."""
 
     session_key = models.CharField(max_length=64, primary_key=True)
     points = models.PositiveIntegerField(default=STARTING_POINTS)
-    updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
         return f"{self.points} points"

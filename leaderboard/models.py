@@ -12,6 +12,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from arena.models import CreatedAtModel, UpdatedAtModel
+
 
 class RunTrigger(models.TextChoices):
     SCHEDULE = "schedule", "Hourly schedule"
@@ -57,14 +59,13 @@ class RatingRun(models.Model):
         return f"Run {self.pk} ({self.status})"
 
 
-class BoardSnapshot(models.Model):
+class BoardSnapshot(CreatedAtModel):
     """What one run computed for one board; the newest per board is what pages show."""
 
     board = models.CharField(max_length=50)
     run = models.ForeignKey(
         RatingRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="snapshots"
     )
-    created_at = models.DateTimeField(default=timezone.now)
     method = models.CharField(max_length=10)  # bt, elo, glicko2
     ci_method = models.CharField(max_length=10)  # sandwich, bootstrap, rd, none
     bootstrap_rounds = models.PositiveIntegerField(default=0)
@@ -135,14 +136,13 @@ class SnapshotEntry(models.Model):
         return f"{self.name}: {self.rating:.1f}"
 
 
-class OnlineElo(models.Model):
+class OnlineElo(UpdatedAtModel):
     """Elo per board and subject, updated as each counted outcome is committed (K = 32)."""
 
     board = models.CharField(max_length=50)
     subject = models.CharField(max_length=100)
     rating = models.FloatField(default=1500.0)
     votes = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["board", "-rating"]

@@ -17,13 +17,11 @@ task only advances.
 
 from __future__ import annotations
 
-import uuid
-
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from arena.models import AIModel
+from arena.models import AIModel, CreatedAtModel, UpdatedAtModel, UUIDModel
 from arena.steps import Step, StepStatus
 
 MAX_JUDGE_ATTEMPTS = 2  # the first reply and one retry with the error stated
@@ -49,8 +47,7 @@ class PanelOrigin(models.TextChoices):
     CLI = "cli", "Command line"
 
 
-class Panel(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class Panel(UUIDModel, UpdatedAtModel):
     session_key = models.CharField(max_length=64, blank=True, db_index=True)
     origin = models.CharField(max_length=5, choices=PanelOrigin.choices, default=PanelOrigin.WEB)
     is_public = models.BooleanField(
@@ -72,11 +69,9 @@ class Panel(models.Model):
     error = models.CharField(max_length=500, blank=True, help_text="Safe to show a person.")
     verdict = models.JSONField(null=True, blank=True, help_text="See panels.verdict.")
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        db_table = "battles_panel"  # kept from when panels lived in battles
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
@@ -103,11 +98,10 @@ class RoundPhase(models.TextChoices):
     DONE = "done", "Done"
 
 
-class ClarificationRound(models.Model):
+class ClarificationRound(UUIDModel, UpdatedAtModel):
     """One round (seed 003, at most five): the question model checks the question and says
     CLEAR or asks clarifying questions; the person answers; the model refines the question."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="rounds")
     index = models.PositiveSmallIntegerField()
     question = models.TextField(help_text="The question as it stood when checked.")
@@ -120,10 +114,8 @@ class ClarificationRound(models.Model):
     skipped = models.BooleanField(default=False, help_text="The person went on without it.")
     error = models.CharField(max_length=300, blank=True, help_text="Safe to show a person.")
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "battles_clarificationround"  # kept from when panels lived in battles
         ordering = ["index"]
         constraints = [
             models.UniqueConstraint(fields=["panel", "index"], name="panel_round_unique"),
@@ -142,19 +134,17 @@ class QuestionStepKind(models.TextChoices):
     REFINE = "refine", "Refine the question"
 
 
-class QuestionStep(Step):
+class QuestionStep(Step, UUIDModel, CreatedAtModel):
     """One call of the question model: writing the panel's question, or checking or refining
     it in a clarification round. Its reply is kept; the next-step rule reads it from here."""
 
     task_name = "panels.tasks.run_question_step"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="question_steps")
     round = models.ForeignKey(ClarificationRound, on_delete=models.CASCADE, null=True,
                               blank=True, related_name="steps")
     kind = models.CharField(max_length=10, choices=QuestionStepKind.choices)
     reply = models.TextField(blank=True, help_text="The question model's reply.")
-    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["created_at"]
@@ -180,12 +170,11 @@ class QuestionStep(Step):
         announce_panel(self.panel_id)
 
 
-class PanelAnswer(Step):
+class PanelAnswer(Step, UUIDModel):
     """One model's answer to the panel's question: a step of the platform."""
 
     task_name = "panels.tasks.run_panel_answer"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="answers")
     model = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
     text = models.TextField(blank=True)
@@ -197,7 +186,6 @@ class PanelAnswer(Step):
         default=False, help_text="The model stopped at its length limit: the rest is missing.")
 
     class Meta:
-        db_table = "battles_panelanswer"  # kept from when panels lived in battles
         ordering = ["model__name"]
         constraints = [
             models.UniqueConstraint(fields=["panel", "model"], name="panel_answer_unique"),
@@ -214,7 +202,7 @@ class PanelAnswer(Step):
         announce_panel(self.panel_id)
 
 
-class PanelJudgement(Step):
+class PanelJudgement(Step, UUIDModel):
     """One judge's ranking of every answer, shown in its own shuffled order: a step.
 
     ``shown_order[i]`` is the model slug behind label ``LABELS[i]`` ("Response A", ...);
@@ -223,7 +211,6 @@ class PanelJudgement(Step):
 
     task_name = "panels.tasks.run_panel_judgement"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="judgements")
     judge = models.ForeignKey(AIModel, on_delete=models.PROTECT, related_name="+")
     shown_order = models.JSONField(default=list)
@@ -233,7 +220,6 @@ class PanelJudgement(Step):
     discard_reason = models.CharField(max_length=500, blank=True)
 
     class Meta:
-        db_table = "battles_paneljudgement"  # kept from when panels lived in battles
         ordering = ["judge__name"]
         constraints = [
             models.UniqueConstraint(fields=["panel", "judge"], name="panel_judgement_unique"),
@@ -275,7 +261,6 @@ class PanelOutcome(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
-        db_table = "battles_paneloutcome"  # kept from when panels lived in battles
         ordering = ["created_at", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["judgement", "model_a", "model_b"],

@@ -39,3 +39,11 @@ def test_admin_lists_scenarios_agents_and_battles(admin_client):
     scenario = Scenario.objects.get(slug="billing-dispute")
     assert admin_client.get(f"/admin/agents/scenario/{scenario.pk}/change/").status_code == 200
     assert admin_client.get("/admin/agents/agentbattle/").status_code == 200
+
+
+@pytest.mark.parametrize(("page", "first"), [("scenario", "slug"),
+                                             ("agentconfiguration", "slug")])
+def test_an_admin_add_page_opens_with_the_models_own_fields(admin_client, page, first):
+    """The inherited created_at (arena.models.CreatedAtModel) comes last, not first."""
+    form = admin_client.get(f"/admin/agents/{page}/add/").content.decode()
+    assert form.index(f'name="{first}"') < form.index('name="created_at_0"')

@@ -6,6 +6,8 @@ from typing import ClassVar
 
 from django.db import models
 
+from arena.models import UpdatedAtModel
+
 
 class StepStatus(models.TextChoices):
     PENDING = "pending", "Waiting"
@@ -25,7 +27,7 @@ def failed_for_good(statuses) -> bool:  # noqa: ANN001 - any iterable of step st
 RESTARTED_NOTICE = "The worker restarted; writing this answer again."
 
 
-class Step(models.Model):
+class Step(UpdatedAtModel):
     """One unit of model work: a battle side, a panel answer or judgement, a debate step.
 
     ``generation`` is bumped whenever the work is started over, so an older job can never
@@ -52,7 +54,6 @@ class Step(models.Model):
     input_tokens = models.PositiveIntegerField(null=True, blank=True)
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
     cost_usd = models.FloatField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         abstract = True
