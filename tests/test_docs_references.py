@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PACKAGES = ("arena.", "battles.", "panels.", "debates.", "agents.", "leaderboard.")
+PACKAGES = ("arena.", "battles.", "panels.", "debates.", "agents.", "leaderboard.", "testkit.")
 REFERENCE = re.compile(r"`([a-z_]+(\.[A-Za-z_][A-Za-z0-9_]*)+)`")
 
 # Each page that must exist, and the fewest references it must hold (an empty or
