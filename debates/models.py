@@ -23,6 +23,7 @@ from django.utils import timezone
 from arena.contests.voting import Winner
 from arena.models import AIModel, CountedVote
 from arena.steps import Step
+from debates.streams import announce_debate
 
 MIN_ROUNDS, MAX_ROUNDS = 1, 5
 MIN_WORD_LIMIT, MAX_WORD_LIMIT = 50, 500
@@ -288,8 +289,6 @@ class DebateStep(Step):
         return f"{self.get_kind_display()}{where} {self.position}".strip()
 
     def on_requeued(self) -> None:
-        from debates.streams import announce_debate
-
         announce_debate(self.debate_id, step=str(self.pk), restarted=True)
 
 

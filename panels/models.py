@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from arena.models import AIModel
 from arena.steps import Step, StepStatus
+from panels.streams import announce_panel
 
 MAX_JUDGE_ATTEMPTS = 2  # the first reply and one retry with the error stated
 
@@ -175,8 +176,6 @@ class QuestionStep(Step):
         return f"{self.get_kind_display()} of {self.panel_id}"
 
     def on_requeued(self) -> None:
-        from panels.streams import announce_panel
-
         announce_panel(self.panel_id)
 
 
@@ -209,8 +208,6 @@ class PanelAnswer(Step):
         return f"Answer of {self.model_id} in {self.panel_id}"
 
     def on_requeued(self) -> None:
-        from panels.streams import announce_panel
-
         announce_panel(self.panel_id)
 
 
@@ -248,8 +245,6 @@ class PanelJudgement(Step):
         return f"Judgement by {self.judge_id} in {self.panel_id}"
 
     def on_requeued(self) -> None:
-        from panels.streams import announce_panel
-
         announce_panel(self.panel_id)
 
     @property

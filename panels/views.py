@@ -15,6 +15,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from arena.errors import RuleError, rule_error_response
 from arena.ratelimit import visitor_limit
+from arena.selectors import model_list_with_availability
 from arena.sessions import session_key_for
 from panels import selectors, services
 from panels.models import PanelOrigin
@@ -41,8 +42,6 @@ def _panel_context(request: HttpRequest, panel_id, **extra) -> dict:
 
 
 def _form_context(request: HttpRequest, **extra) -> dict:
-    from arena.selectors import model_list_with_availability
-
     models = [(m, a) for m, a in model_list_with_availability() if a.available or not m.optional]
     try:
         question_model, question_model_problem = services.question_model_get(), None

@@ -12,6 +12,7 @@ import functools
 import threading
 
 import numpy as np
+import soxr
 
 from agents.speech.audio import SAMPLE_RATE
 
@@ -75,8 +76,6 @@ def tts_problem() -> str | None:
 
 def synthesize(text: str, *, voice: str = DEFAULT_VOICE, rate: int = DEFAULT_RATE) -> bytes:
     """16 kHz 16-bit mono PCM of ``text`` spoken by eSpeak NG."""
-    import soxr
-
     text = " ".join(text.split())[:MAX_CHARACTERS]
     if not text:
         return b""
