@@ -34,7 +34,7 @@ _pid: int | None = None
 def _new_loop() -> asyncio.AbstractEventLoop:
     """uvloop where it is installed (less CPU per stream), else asyncio's own loop."""
     try:
-        import uvloop
+        import uvloop  # noqa: PLC0415 - optional (not on Windows): else asyncio's loop
     except ImportError:
         return asyncio.new_event_loop()
     return uvloop.new_event_loop()

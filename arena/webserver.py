@@ -64,7 +64,7 @@ def accept_one_at_a_time() -> None:
     (:func:`web_socket`): taking one and going back to the loop lets the least busy process
     take the next, so a burst of new connections spreads over the processes instead of
     landing mostly on the first one awake (seen: two to one, the busier one CPU-bound)."""
-    from twisted.internet import tcp
+    from twisted.internet import tcp  # noqa: PLC0415 - Twisted (0.26 s): daphne's process only
 
     tcp.Port.numberAccepts = property(lambda port: 1, lambda port, value: None)
 

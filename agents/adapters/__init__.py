@@ -79,7 +79,7 @@ def adapter_for(config: AgentConfiguration, scenario: Scenario) -> AgentAdapter:
     if config.provider == Provider.ECHO:
         return EchoAdapter()
     if config.provider == Provider.VAPI:
-        from agents.adapters.vapi import VapiAdapter
+        from agents.adapters.vapi import VapiAdapter  # noqa: PLC0415 - websockets: Vapi calls only
 
         return VapiAdapter(config=config.config_json, brief=brief_for(scenario),
                            max_seconds=scenario.max_duration_seconds)

@@ -205,7 +205,7 @@ class LocalCascadeAdapter(AgentAdapter):
         self.emit(AgentStatus("thinking"))  # at once: the badge never waits on the warm-up
         if self._warming is not None:
             await asyncio.wait([self._warming])  # a failed warm-up fails where it is used
-        from arena.llm import stream_chat
+        from arena.llm import stream_chat  # noqa: PLC0415 - provider SDKs, after the warm-up
 
         # The pause's guess read the same words (only silence came after it).
         text = await guess if guess is not None else await asyncio.to_thread(transcribe, heard)

@@ -43,7 +43,7 @@ def _collect(wav, samples, _events):
 @functools.cache
 def _engine() -> tuple[ctypes.CDLL, int]:
     try:
-        import espeakng_loader
+        import espeakng_loader  # noqa: PLC0415 - optional (embedded extra): absent, said why
     except ImportError as exc:
         raise SpeechUnavailable("eSpeak NG is not installed (the espeakng-loader wheel).") from exc
     try:

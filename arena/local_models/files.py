@@ -132,7 +132,7 @@ def check_joined(parts: Sequence[Path], joined: Path, expected_sha256: str) -> L
 @contextlib.contextmanager
 def _lock(path: Path) -> Iterator[None]:
     try:
-        import fcntl
+        import fcntl  # noqa: PLC0415 - POSIX only: elsewhere no lock
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
