@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from agents.adapters import agent_problem
 from agents.models import AgentBattle, AgentConfiguration, AgentConversation, Scenario
 from arena.admin import TimestampsLast
 
@@ -22,8 +23,6 @@ class AgentConfigurationAdmin(TimestampsLast, admin.ModelAdmin):
 
     @admin.display(description="Can take calls now")
     def available(self, config: AgentConfiguration) -> str:
-        from agents.adapters import agent_problem
-
         return agent_problem(config) or "yes"
 
 

@@ -13,17 +13,16 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from agents import services
+from agents.adapters import adapter_for
+from agents.adapters.base import AgentUnavailable, UnavailableAdapter
 from agents.proxy import CALLER_ENDED, CALLER_LEFT, CallSession
 from arena.errors import RuleError
+from arena.inputs import parse_uuid
 
 
 def _open(*, battle_id: str, label: str, session):
     """In a thread: reading the session's key vets it against the session table."""
-    from agents import services
-    from agents.adapters import adapter_for
-    from agents.adapters.base import AgentUnavailable, UnavailableAdapter
-    from arena.inputs import parse_uuid
-
     conversation = services.conversation_open(
         battle_id=parse_uuid(battle_id), label=label,
         session_key=session.session_key if session is not None else None)

@@ -10,6 +10,7 @@ from agents.models import AgentBattle, AgentConfiguration, AgentVote, Overall
 from arena.contests.counting import CountedVotes
 from arena.contests.integrity import CastVote
 from arena.contests.leaks import leaked_identity
+from arena.models import AIModel
 
 NAMES_AN_AGENT = "a call names an agent ({term!r})"
 
@@ -30,8 +31,6 @@ class AgentNames:
 def agent_names(config: AgentConfiguration) -> list:
     """What would tell a caller which agent this is: the agent, and the registry's model of
     a local agent (its own names and aliases)."""
-    from arena.models import AIModel
-
     components = tuple(str(value) for value in (config.components_json or {}).values())
     names: list = [AgentNames(slug=config.slug, api_model=config.slug, name=config.name,
                               organization=config.get_provider_display(),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from django.apps import apps as global_apps
 from django.conf import settings
 
 VOICE_FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "voice"
@@ -18,7 +19,7 @@ def _read(name: str) -> dict:
 def library_load(*, apps=None) -> tuple[int, int]:  # noqa: ANN001 - a migration's app registry
     """Create or update every scenario and agent configuration; returns their counts."""
     if apps is None:
-        from django.apps import apps
+        apps = global_apps
     scenario_model = apps.get_model("agents", "Scenario")
     config_model = apps.get_model("agents", "AgentConfiguration")
     scenarios = _read("scenarios.yaml")["scenarios"]

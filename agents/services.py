@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
@@ -173,8 +174,6 @@ def conversation_stalled_sweep() -> int:
     """Close the calls whose proxy died with them (still live well past the scenario's time
     limit): each is failed with the reason, so its battle tells the person to start anew
     instead of waiting for a call that will never end. Returns how many were closed."""
-    from datetime import timedelta
-
     now = timezone.now()
     closed = 0
     for conversation in AgentConversation.objects.filter(

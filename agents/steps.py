@@ -23,9 +23,10 @@ from agents import judgement, services, slots
 from agents.models import AgentConversation, EvaluationStage, StageKind, recordings_dir
 from agents.speech import vad
 from agents.speech.audio import SAMPLE_BYTES, SAMPLE_RATE, read_wav
+from agents.transcribers import TranscriberFailed, transcriber
 from arena import aio
-from arena.llm import ModelEndpoint
-from arena.selectors import model_endpoint_by_slug
+from arena.llm import LLMError, ModelEndpoint, complete_json
+from arena.selectors import model_endpoint_by_slug, model_list_available
 from arena.steps import StepResult, StepWork, step_run
 
 logger = logging.getLogger(__name__)
@@ -126,8 +127,6 @@ def _measure_latency(conversation: AgentConversation) -> tuple[dict, dict]:
 
 
 def _transcribe(conversation: AgentConversation) -> tuple[dict, dict]:
-    from agents.transcribers import TranscriberFailed, transcriber
-
     caller, agent = _tracks(conversation)
     stretches = sorted(
         [(start, end, "user", caller) for start, end in
@@ -182,8 +181,6 @@ def _judge(conversation: AgentConversation,
 
 def _llm_verdict(conversation: AgentConversation, lines: list[slots.Line],
                  endpoint: ModelEndpoint) -> tuple[dict, dict]:
-    from arena.llm import LLMError, complete_json
-
     scenario = conversation.scenario
     tools = "\n".join(f"{c.get('name')}: {c.get('result')}"
                       for c in conversation.tool_calls_json) or "(none)"
@@ -220,8 +217,6 @@ def _unit(value: object) -> float:
 def judge_model(battle) -> str | None:  # noqa: ANN001 - an AgentBattle
     """The configured judge (``ARENA_VOICE_JUDGE_MODEL``), else the first available model,
     never the language model of either agent (None when every available one is)."""
-    from arena.selectors import model_list_available
-
     agents = judgement.agent_models(battle.config_a, battle.config_b)
     chosen = judgement.independent_judge(model_list_available(),
                                          settings.ARENA_VOICE_JUDGE_MODEL, agents)

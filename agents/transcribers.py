@@ -12,6 +12,7 @@ import httpx
 from django.conf import settings
 
 from agents.speech.audio import write_wav
+from agents.speech.stt import TranscriptionUnavailable, transcribe
 
 
 class TranscriberFailed(Exception):
@@ -22,8 +23,6 @@ class LocalWhisper:
     name = "whisper-tiny.en (local)"
 
     def transcribe(self, pcm: bytes) -> str:
-        from agents.speech.stt import TranscriptionUnavailable, transcribe
-
         try:
             return transcribe(pcm)
         except TranscriptionUnavailable as exc:

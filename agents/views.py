@@ -15,13 +15,12 @@ from agents.models import (
     recordings_dir,
 )
 from agents.selectors import agent_battle_owned
+from agents.services import available_agents
 from arena.sessions import session_key_for
 
 
 @require_GET
 def voice_page(request: HttpRequest) -> HttpResponse:
-    from agents.services import available_agents
-
     agents, reasons = available_agents()
     return render(request, "agents/voice.html", {
         "ready": len(agents) >= 2, "reasons": sorted(reasons.items()),

@@ -18,7 +18,11 @@ import functools
 import os
 import threading
 from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
+
+from asgiref.sync import AsyncToSync, ThreadSensitiveContext, sync_to_async
+from channels.db import database_sync_to_async
 
 T = TypeVar("T")
 
@@ -30,7 +34,7 @@ _pid: int | None = None
 def _new_loop() -> asyncio.AbstractEventLoop:
     """uvloop where it is installed (less CPU per stream), else asyncio's own loop."""
     try:
-        import uvloop
+        import uvloop  # noqa: PLC0415 - optional (not on Windows): else asyncio's loop
     except ImportError:
         return asyncio.new_event_loop()
     return uvloop.new_event_loop()
@@ -88,9 +92,6 @@ def database_call(function):
     thread (the test client, a command), it runs in that thread, whose connection may hold
     an open transaction, exactly as Django's own ``sync_to_async``.
     """
-    from asgiref.sync import AsyncToSync, sync_to_async
-    from channels.db import database_sync_to_async
-
     shared = database_sync_to_async(function, thread_sensitive=False)
     outer = sync_to_async(function, thread_sensitive=True)
 
@@ -115,10 +116,6 @@ def reused_request_threads(app):
     gets an idle single-thread executor (one request at a time each, as before) and gives it
     back when it ends; at most :data:`REQUEST_THREADS_KEPT` idle ones are kept.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from asgiref.sync import ThreadSensitiveContext
-
     idle: list[ThreadPoolExecutor] = []
 
     @functools.wraps(app)

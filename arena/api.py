@@ -19,6 +19,7 @@ from arena.api_writes import document, guard_write
 from arena.errors import RuleError, api_rule_error
 from arena.inputs import check_storable
 from arena.modes import modes
+from arena.selectors import model_list_available
 
 BODY_TOO_LARGE = ("The request body is larger than the {limit:,} bytes the API accepts: send "
                   "less text.")
@@ -127,8 +128,6 @@ class ModelListOut(Schema):
 @models_router.get("/models", response=ModelListOut)
 def list_models(request: HttpRequest):
     """The models that can battle now (seed 000's shape)."""
-    from arena.selectors import model_list_available
-
     return {
         "models": [
             {"model_id": m.slug, "name": m.name, "provider": m.provider, "status": m.status}

@@ -21,6 +21,8 @@ import httpx
 from django.conf import settings
 from django.core.cache import cache
 
+from arena.local_models import base_url_for, local_model_status, probe
+from arena.local_models.specs import alias_for, configured_port, port_for, read_instance
 from arena.models import AIModel, ModelStatus, ProviderKind
 
 logger = logging.getLogger(__name__)
@@ -37,8 +39,6 @@ class Availability:
 
 def model_base_url(model: AIModel) -> str:
     if model.is_local:
-        from arena.local_models import base_url_for
-
         return base_url_for(model.local_key)
     if model.provider_kind == ProviderKind.ANTHROPIC and not model.base_url:
         return "https://api.anthropic.com"
@@ -54,8 +54,6 @@ def model_static_problem(model: AIModel) -> str | None:
     if model.status != ModelStatus.ACTIVE:
         return f"status is {model.status}"
     if model.is_local:
-        from arena.local_models import local_model_status
-
         status = local_model_status(model.local_key)
         if not status.available:
             return status.reason
@@ -86,9 +84,6 @@ NOT_OURS = "port {port} answers, but not with this arena's model server (another
 def _local_server_availability(model: AIModel) -> Availability:
     """A local server counts only once its model is loaded (llama.cpp's /health is 200) and
     it is this arena's own: it reports the model under this arena's instance token."""
-    from arena.local_models import probe
-    from arena.local_models.specs import alias_for, configured_port, port_for, read_instance
-
     record = read_instance()
     if record is None and not configured_port(model.local_key):
         return Availability(False, NOT_RUNNING)

@@ -4,6 +4,8 @@ import os
 
 from celery import Celery, signals
 
+from arena.llm import load_client
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
 app = Celery("arena")
@@ -16,6 +18,4 @@ def load_what_tasks_call(**kwargs) -> None:
     """A worker calls the models: it loads the provider SDKs (about 5 s of CPU here) before
     it takes tasks, not in the first task's threads while answers wait. Web processes never
     load them (arena.llm loads its client on first use)."""
-    from arena.llm import load_client
-
     load_client()

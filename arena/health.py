@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import hmac
 
+import redis
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest
+
+from arena.celery import app
+from arena.selectors import model_list_with_availability
 
 
 def check_database() -> dict:
@@ -24,8 +28,6 @@ def check_database() -> dict:
 
 
 def check_redis() -> dict:
-    import redis
-
     try:
         client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1,
                                       socket_timeout=1)
@@ -36,8 +38,6 @@ def check_redis() -> dict:
 
 
 def check_worker() -> dict:
-    from arena.celery import app
-
     try:
         replies = app.control.ping(timeout=1.0)
     except Exception as exc:
@@ -46,8 +46,6 @@ def check_worker() -> dict:
 
 
 def check_models() -> dict:
-    from arena.selectors import model_list_with_availability
-
     rows = model_list_with_availability()
     return {
         "ok": any(avail.available for _, avail in rows),

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from arena.local_models import LOCAL_MODELS
 from arena.models import SLUG_VALIDATOR, ModelStatus, ProviderKind
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
@@ -138,8 +139,6 @@ def _parse_entry(path: Path, position: int, entry: Any) -> ModelSpec:
     local_key = str(entry.get("local") or "")
     base_url = str(entry.get("base_url") or "")
     if local_key:
-        from arena.local_models import LOCAL_MODELS
-
         if local_key not in LOCAL_MODELS:
             raise fail(f"unknown local model '{local_key}' (known: {', '.join(LOCAL_MODELS)})")
     elif kind == ProviderKind.OPENAI and not base_url:

@@ -175,7 +175,7 @@ def category_title(tag: str) -> str:
 
 @functools.cache
 def _language_identifier():
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier  # noqa: PLC0415 - not in manage.py rate
 
     return LanguageIdentifier.from_model_file(
         MODEL_FILE, norm_probs=True, min_confidence=LANGUAGE_MIN_CONFIDENCE)
@@ -236,7 +236,7 @@ async def classify_prompt(prompt: str, endpoint: ModelEndpoint | None, *,
     says why). A model that fails leaves the rules' categories and says what happened."""
     if endpoint is None:
         return classify_by_rules(prompt, note=unavailable or "no classifier model is configured")
-    from arena.llm.structured import complete_json  # the provider SDKs load here, not above
+    from arena.llm.structured import complete_json  # noqa: PLC0415 - the provider SDKs load here
 
     rules = classify_by_rules(prompt)
     try:

@@ -35,6 +35,8 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from arena import aio
+
 SNAPSHOT_TTL_SECONDS = 900
 EVENT_TYPE = "stream.event"  # the consumer's handler: StreamConsumer.stream_event
 FINISH_EVENTS = frozenset({"done", "failed"})
@@ -80,8 +82,6 @@ async def publish(group: str, message: dict[str, Any]) -> None:
 
 def publish_sync(group: str, message: dict[str, Any]) -> None:
     """:func:`publish` from sync code (a service, a sweep); never raises for a Redis blip."""
-    from arena import aio
-
     try:
         aio.run(publish(group, message))
     except Exception:  # the page re-reads the database; an event is a courtesy
@@ -208,8 +208,6 @@ async def stop_stream(stream_id: str) -> str:
 
 def stop_stream_sync(stream_id: str) -> str:
     """:func:`stop_stream` from sync code (a service)."""
-    from arena import aio
-
     return aio.run(stop_stream(stream_id))
 
 

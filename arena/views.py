@@ -6,14 +6,21 @@ import json
 import logging
 import sys
 
+from axes.helpers import get_cool_off
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeout
 
 from arena.errors import RuleError, wants_json
 from arena.health import health_report, may_see_details
+from arena.modes import Figure, home_figures, modes
 from arena.ratelimit import visitor_limit
+from arena.selectors import model_list_available
 
 logger = logging.getLogger("arena.csp")
 CSP_REPORTS_PER_MINUTE = 30
@@ -21,9 +28,6 @@ CSP_REPORTS_PER_MINUTE = 30
 
 def home(request: HttpRequest):
     """What each mode is, in one line, with the arena's live figures."""
-    from arena.modes import Figure, home_figures, modes
-    from arena.selectors import model_list_available
-
     sections = [(mode, home_figures(mode) if mode.is_open else []) for mode in modes()]
     # Models that can battle now (cached probes), not every entry of the models file.
     figures = [Figure("models ready", len(model_list_available()))]
@@ -55,8 +59,6 @@ def permission_denied(request: HttpRequest, exception=None):
 def login_locked(request: HttpRequest, original_response=None, credentials=None):  # noqa: ARG001
     """django-axes' answer to a locked-out login (``AXES_LOCKOUT_CALLABLE``): a 429 page and
     ``Retry-After``, the whole cool-off, since the attempt that got here started it over."""
-    from axes.helpers import get_cool_off
-
     cool_off = get_cool_off(request)
     response = render(request, "arena/login_locked.html", {"cooloff_timedelta": cool_off},
                       status=429)
@@ -85,11 +87,6 @@ OUTAGE = ("The arena is temporarily unavailable (its {part} does not answer). Ev
 
 def _outage(exc: BaseException | None) -> str | None:
     """Which backing service an exception says is down (as the answer names it), or None."""
-    from django.db import InterfaceError, OperationalError
-    from kombu.exceptions import OperationalError as BrokerError
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeout
-
     if isinstance(exc, OperationalError | InterfaceError):
         return "database"
     if isinstance(exc, RedisConnectionError | RedisTimeout | BrokerError):

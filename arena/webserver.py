@@ -3,6 +3,7 @@ run command, the live-server tests, the benchmarks and the commands that need a 
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import subprocess
@@ -10,6 +11,12 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+from django.conf import settings
+from django.core.management.base import CommandError
+from django.urls import get_resolver
+
+from arena.celery import app
 
 # Twisted listens with a queue of 50 by default: in a burst of new connections the kernel
 # drops the rest, and each dropped client waits a whole second before TCP tries again.
@@ -57,7 +64,7 @@ def accept_one_at_a_time() -> None:
     (:func:`web_socket`): taking one and going back to the loop lets the least busy process
     take the next, so a burst of new connections spreads over the processes instead of
     landing mostly on the first one awake (seen: two to one, the busier one CPU-bound)."""
-    from twisted.internet import tcp
+    from twisted.internet import tcp  # noqa: PLC0415 - Twisted (0.26 s): daphne's process only
 
     tcp.Port.numberAccepts = property(lambda port: 1, lambda port, value: None)
 
@@ -68,10 +75,6 @@ def settle_heap() -> None:
     objects that live as long as the process, and each full collection walked them all again
     (a tenth of daphne's CPU under the load benchmark, sampled with py-spy). The loaded URL
     configuration imports every view and API first, so that they are frozen too."""
-    import gc
-
-    from django.urls import get_resolver
-
     get_resolver().url_patterns  # noqa: B018 - imported for what it loads
     gc.collect()
     gc.freeze()
@@ -93,8 +96,6 @@ def worker_command(index: int = 0, *, queue: str | None = None, loglevel: str = 
     worker holds hundreds of model streams on one event loop, but its Python code (the
     provider SDK, the relay, the ORM) runs under one interpreter lock, so one process uses
     one core at most."""
-    from django.conf import settings
-
     queue = queue or settings.CELERY_TASK_DEFAULT_QUEUE
     return [
         sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "threads",
@@ -114,11 +115,6 @@ def command_worker(say: Callable[[str], object], prefix: str, *,
     """For a management command that runs mode work (a panel, debates): start a Celery
     worker process for as long as the block runs, unless a worker already answers a ping
     (``always``: start one anyway). ``say`` tells the person what happens."""
-    from django.conf import settings
-    from django.core.management.base import CommandError
-
-    from arena.celery import app
-
     try:
         replies = [] if always else app.control.ping(timeout=PING_SECONDS, limit=1)
     except Exception as exc:  # the broker itself is down

@@ -23,11 +23,14 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
 from arena import aio
+from arena.availability import model_availability
 from arena.errors import RateLimited
 from arena.llm.types import ModelEndpoint
+from arena.models import AIModel
 from arena.prompt_categories import CATEGORY_BITS, Classification, category_bits, classify_prompt
 from arena.queries import one_or_none, update_each
 from arena.ratelimit import provider_budget
+from arena.selectors import model_endpoint
 from arena.steps import batch_soon, batch_started, release_database, send_task
 from battles.models import Battle, Turn, Vote
 
@@ -138,10 +141,6 @@ def _classifier_asks(n: int) -> list[tuple[ModelEndpoint | None, str]]:
     """For ``n`` prompts, the classifier model's endpoint or ``(None, why not)`` each: the
     model must be registered and available, and each call spends one of its provider's
     calls this minute (as every call does)."""
-    from arena.availability import model_availability
-    from arena.models import AIModel
-    from arena.selectors import model_endpoint
-
     slug = settings.ARENA_CLASSIFIER_MODEL
     if not slug:
         return [(None, "no classifier model is configured")] * n

@@ -7,8 +7,10 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.contests.voting import VoteChoice, Winner
+from arena.markdown import markdown_style
 from arena.models import AIModel, CountedVote, CreatedAtModel, UUIDModel
 from arena.steps import Step
+from battles.streams import announce_restart
 
 MAX_MESSAGES = 6  # the first prompt and five follow-ups (seed 000)
 
@@ -136,8 +138,6 @@ class Response(Step, UUIDModel):
     @staticmethod
     def style_fields(text: str) -> dict[str, int]:
         """The columns of the style of ``text``, for a save."""
-        from arena.markdown import markdown_style
-
         return {f"md_{name}": n for name, n in markdown_style(text).items()}
 
     class Meta:
@@ -151,8 +151,6 @@ class Response(Step, UUIDModel):
         return f"Answer {self.slot} of turn {self.turn_id}"
 
     def on_requeued(self) -> None:
-        from battles.streams import announce_restart
-
         announce_restart(self)
 
 

@@ -21,6 +21,7 @@ from battles.models import (
     Vote,
     position_of,
 )
+from battles.streams import response_meta
 
 
 def _battle_queryset():
@@ -109,8 +110,6 @@ def thread_battle_summaries(*, thread: Thread) -> list[Battle]:
 
 def battle_streaming_responses(*, battle: Battle) -> list[tuple[str, dict]]:
     """(stream id, stream meta) of answers still being written, for the socket's catch-up."""
-    from battles.streams import response_meta
-
     return [
         (str(response.id), response_meta(response, battle.position_of(response.slot)))
         for turn in battle.turns.all()

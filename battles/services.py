@@ -19,6 +19,7 @@ from arena.inputs import check_storable, clean_text, parse_uuid
 from arena.llm import estimate_tokens
 from arena.llm.context import BYTES_PER_TOKEN, estimate_input_tokens, fits, input_budget
 from arena.ratelimit import provider_budget
+from arena.selectors import model_list_available
 from arena.steps import StepStatus, failed_for_good, step_enqueue
 from arena.streaming import stop_stream_sync
 from battles import rows
@@ -37,6 +38,7 @@ from battles.models import (
 )
 from battles.selection import battle_pair_pick
 from battles.signals import battle_vote_recorded
+from battles.streams import announce_stopped
 
 logger = logging.getLogger(__name__)
 
@@ -120,8 +122,6 @@ def battle_create(
 ) -> tuple[Battle, Turn]:
     """Start a battle between two random available models and ask both the first prompt;
     in ``thread`` (a session of this visitor), else in a new session of its own."""
-    from arena.selectors import model_list_available
-
     text = _clean_prompt(prompt)
     candidates = model_list_available()
     if len(candidates) < 2:
@@ -221,8 +221,6 @@ def battle_stop(*, battle: Battle) -> Turn:
     generation is bumped, so its job can neither claim nor save any more, and the job ends its
     provider call at its next chunk.
     """
-    from battles.streams import announce_stopped
-
     with transaction.atomic():
         battle = _locked(battle.pk)
         if _voted(battle):

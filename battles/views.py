@@ -9,6 +9,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from arena.contests.flags import voter_of
 from arena.errors import RuleError, rule_error_response
+from arena.selectors import model_list_available
 from arena.sessions import session_key_for
 from arena.visitors import BATTLE_CREATE, BATTLE_WRITE, visitor_count, visitor_write
 from battles import selectors, services
@@ -81,8 +82,6 @@ def _start(request: HttpRequest, thread=None):
 
 
 def _new_battle_page(request: HttpRequest, thread=None):
-    from arena.selectors import model_list_available
-
     notice = services.NOT_ENOUGH_MODELS if len(model_list_available()) < 2 else None
     return render(request, TEMPLATE, _context(request, thread=thread, view=None, notice=notice))
 

@@ -28,6 +28,7 @@ from debates.models import (
     Position,
     Verdict,
 )
+from debates.services import debate_create
 from debates.topics import planted_claims
 
 CAUGHT = (Verdict.FALSE, Verdict.MISLEADING)
@@ -38,8 +39,6 @@ def calibration_start(*, count: int, models: list[str] | None = None, rounds: in
                       word_limit: int = 80, rng: random.Random | None = None) -> list[Debate]:
     """Start ``count`` calibration debates, cycling through the handicaps; the weak side
     and the models' positions are drawn at random."""
-    from debates.services import debate_create
-
     rng = rng or random.Random()
     claims = planted_claims()
     handicaps = list(Handicap.values)

@@ -4,13 +4,12 @@ may see the debate. Only positions and rounds travel, never a model."""
 from __future__ import annotations
 
 from arena.streaming import StreamConsumer
+from debates.selectors import debate_streaming_steps, debate_visible
+from debates.streams import debate_group, step_meta
 
 
 class DebateConsumer(StreamConsumer):
     def authorize(self, *, session_key, debate_id):
-        from debates.selectors import debate_streaming_steps, debate_visible
-        from debates.streams import debate_group, step_meta
-
         debate = debate_visible(debate_id=debate_id)
         if debate is None:
             return None

@@ -14,6 +14,8 @@ from django.utils import timezone
 from arena.contests.pairing import pair_pick
 from arena.errors import RuleError
 from arena.inputs import parse_uuid
+from arena.models import AIModel
+from arena.selectors import model_list_available
 from debates.models import Debate, Persona, Topic
 from debates.topics import clean_motion
 
@@ -25,15 +27,11 @@ SPEND_CAP = ("{model} has spent its debate budget for today (${spent:.2f} of ${c
 
 
 def available_models() -> dict:
-    from arena.selectors import model_list_available
-
     return {m.slug: m for m in model_list_available()}
 
 
 def debate_pair_pick(model_a: str | None, model_b: str | None, available: dict,
                  problems: list[str], rng: random.Random) -> tuple:
-    from arena.models import AIModel
-
     chosen = []
     for label, slug in (("model_a", model_a), ("model_b", model_b)):
         chosen.append(available.get(slug) if slug else None)

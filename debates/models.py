@@ -21,6 +21,7 @@ from django.utils import timezone
 from arena.contests.voting import Winner
 from arena.models import AIModel, CountedVote, CreatedAtModel, UpdatedAtModel, UUIDModel
 from arena.steps import Step
+from debates.streams import announce_debate
 
 MIN_ROUNDS, MAX_ROUNDS = 1, 5
 MIN_WORD_LIMIT, MAX_WORD_LIMIT = 50, 500
@@ -277,8 +278,6 @@ class DebateStep(Step, UUIDModel, CreatedAtModel):
         return f"{self.get_kind_display()}{where} {self.position}".strip()
 
     def on_requeued(self) -> None:
-        from debates.streams import announce_debate
-
         announce_debate(self.debate_id, step=str(self.pk), restarted=True)
 
 

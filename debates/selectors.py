@@ -17,6 +17,7 @@ from django.db import connection
 from arena.inputs import parse_uuid
 from arena.modes import Figure
 from arena.queries import column_name, table_name
+from arena.selectors import model_list_available
 from arena.steps import StepStatus
 from debates.crowd import points_of, wagers_open
 from debates.majority import crowd_tally
@@ -116,8 +117,6 @@ def categories() -> list[str]:
 
 
 def form_choices() -> dict:
-    from arena.selectors import model_list_available
-
     return {
         "models": model_list_available(),
         "topics": list(Topic.objects.filter(is_approved=True, retired_at__isnull=True)

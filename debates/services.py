@@ -183,7 +183,7 @@ def debate_add_usage(*, debate_id, side: str, tokens: int, cost_usd: float) -> N
 
 def debate_factuality_refresh(*, debate_id) -> None:
     """The debate's factuality over the claims of every turn's current version."""
-    from debates.factcheck import factuality
+    from debates.factcheck import factuality  # noqa: PLC0415 - provider SDKs: workers
 
     verdicts = []
     for turn in DebateTurn.objects.filter(debate_id=debate_id).only("pk", "revised"):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nh3
 import yaml
+from django.apps import apps as global_apps
 from django.conf import settings
 from django.db import transaction
 
@@ -59,7 +60,7 @@ def library_load(*, directory: Path | None = None, apps=None) -> dict[str, int]:
     how many of each were created. ``apps``: a migration's app registry."""
     directory = directory or LIBRARY_DIR
     if apps is None:
-        from django.apps import apps
+        apps = global_apps
     topic_model = apps.get_model("debates", "Topic")
     evidence_model = apps.get_model("debates", "Evidence")
     persona_model = apps.get_model("debates", "Persona")

@@ -16,7 +16,7 @@ from debates.streams import announce_debate
 def _verdict_of(results) -> tuple[str, bool | None, bool]:
     """``(winner, consensus, tiebreaker_used)`` from the judges' results; ``""`` when no
     judge gave two valid verdicts."""
-    from debates.judging import consensus
+    from debates.judging import consensus  # noqa: PLC0415 - provider SDKs: workers
 
     by_role: dict[str, list] = {}
     for role, _, result in results:

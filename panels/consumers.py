@@ -4,13 +4,12 @@ changes, so the page shows them as they are written (no polling)."""
 from __future__ import annotations
 
 from arena.streaming import StreamConsumer
+from panels.selectors import panel_visible
+from panels.streams import panel_group
 
 
 class PanelConsumer(StreamConsumer):
     def authorize(self, *, session_key, panel_id):
-        from panels.selectors import panel_visible
-        from panels.streams import panel_group
-
         panel = panel_visible(panel_id=panel_id)
         if panel is None:
             return None

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from arena.models import AIModel, CreatedAtModel, UpdatedAtModel, UUIDModel
 from arena.steps import Step, StepStatus
+from panels.streams import announce_panel
 
 MAX_JUDGE_ATTEMPTS = 2  # the first reply and one retry with the error stated
 
@@ -165,8 +166,6 @@ class QuestionStep(Step, UUIDModel, CreatedAtModel):
         return f"{self.get_kind_display()} of {self.panel_id}"
 
     def on_requeued(self) -> None:
-        from panels.streams import announce_panel
-
         announce_panel(self.panel_id)
 
 
@@ -197,8 +196,6 @@ class PanelAnswer(Step, UUIDModel):
         return f"Answer of {self.model_id} in {self.panel_id}"
 
     def on_requeued(self) -> None:
-        from panels.streams import announce_panel
-
         announce_panel(self.panel_id)
 
 
@@ -234,8 +231,6 @@ class PanelJudgement(Step, UUIDModel):
         return f"Judgement by {self.judge_id} in {self.panel_id}"
 
     def on_requeued(self) -> None:
-        from panels.streams import announce_panel
-
         announce_panel(self.panel_id)
 
     @property

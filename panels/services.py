@@ -18,9 +18,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from arena.availability import model_availability
 from arena.errors import RuleError
 from arena.inputs import clean_text
+from arena.models import AIModel
 from arena.ratelimit import provider_budget
+from arena.selectors import model_list_with_availability, prompt_char_limit
 from arena.steps import FINISHED, StepStatus, step_enqueue
 from panels import verdict as verdict_math
 from panels.judging import shuffled_order
@@ -71,8 +74,6 @@ QUESTION_GENERATION_FAILED = "The question model could not write a question: {er
 
 def _clean_question(question: str) -> str:
     """Every model answers it: at most what the model that reads least can read."""
-    from arena.selectors import prompt_char_limit
-
     return clean_text(question, empty=QUESTION_EMPTY, too_long=QUESTION_TOO_LONG,
                       field="The question", limit=prompt_char_limit(readers=None))
 
@@ -85,8 +86,6 @@ def panel_participants(*, models: list[str] | None = None) -> tuple[list[str], l
     With ``models``: those, in that order; unknown ids are an error, unavailable ones are
     reported and skipped.
     """
-    from arena.selectors import model_list_with_availability
-
     rows = {model.slug: (model, avail) for model, avail in model_list_with_availability()}
     if models:
         wanted = list(dict.fromkeys(m.strip() for m in models if m and m.strip()))
@@ -112,9 +111,6 @@ def panel_participants(*, models: list[str] | None = None) -> tuple[list[str], l
 
 def question_model_get():
     """The configured question model, if it can be used now; else :class:`RuleError`."""
-    from arena.availability import model_availability
-    from arena.models import AIModel
-
     slug = settings.ARENA_PANEL_QUESTION_MODEL
     model = AIModel.objects.filter(pk=slug).first()
     if model is None:
@@ -171,8 +167,6 @@ def panel_create(
 
 def _spend_budget(participants: list[str], question_model) -> None:
     """Each participant answers once and judges once; the question model helps once."""
-    from arena.models import AIModel
-
     providers = dict(AIModel.objects.filter(pk__in=participants).values_list("pk", "provider"))
     calls = [providers[slug] for slug in participants] * 2
     provider_budget(calls + ([question_model.provider] if question_model else []))

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from arena.errors import RuleError, rule_error_response
+from arena.selectors import model_list_with_availability
 from arena.sessions import session_key_for
 from arena.visitors import PANEL_CLARIFY, PANEL_CREATE, visitor_count, visitor_write
 from panels import selectors, services
@@ -41,8 +42,6 @@ def _panel_context(request: HttpRequest, panel_id, **extra) -> dict:
 
 
 def _form_context(request: HttpRequest, **extra) -> dict:
-    from arena.selectors import model_list_with_availability
-
     models = [(m, a) for m, a in model_list_with_availability() if a.available or not m.optional]
     try:
         question_model, question_model_problem = services.question_model_get(), None

@@ -7,11 +7,20 @@ managed agents (Vapi, Retell) need their provider's key and a complete configura
 
 from __future__ import annotations
 
+import asyncio
 import os
 
+from django.conf import settings
+
 from agents.adapters.base import AgentAdapter, AgentUnavailable
-from agents.adapters.local import Brief
+from agents.adapters.echo import EchoAdapter
+from agents.adapters.local import Brief, LocalCascadeAdapter
+from agents.adapters.managed import ProviderAPI
+from agents.adapters.retell import RetellAdapter
 from agents.models import AgentConfiguration, Provider, Scenario
+from agents.speech.stt import stt_problem
+from agents.speech.tts import tts_problem
+from arena.selectors import model_endpoint_by_slug, model_with_availability
 
 PROVIDER_KEYS = {Provider.VAPI: "VAPI_API_KEY", Provider.RETELL: "RETELL_API_KEY"}
 NO_KEY = "{provider} needs {env} in the environment."
@@ -38,10 +47,6 @@ def agent_problem(config: AgentConfiguration) -> str | None:
     if not config.active:
         return "This agent is retired."
     if config.provider == Provider.LOCAL:
-        from agents.speech.stt import stt_problem
-        from agents.speech.tts import tts_problem
-        from arena.selectors import model_with_availability
-
         problem = stt_problem() or tts_problem()
         if problem:
             return problem
@@ -70,21 +75,15 @@ def adapter_for(config: AgentConfiguration, scenario: Scenario) -> AgentAdapter:
     problem = agent_problem(config)
     if problem:
         raise AgentUnavailable(problem)
-    from agents.adapters.local import LocalCascadeAdapter
-    from arena.selectors import model_endpoint_by_slug
 
     if config.provider == Provider.ECHO:
-        from agents.adapters.echo import EchoAdapter
-
         return EchoAdapter()
     if config.provider == Provider.VAPI:
-        from agents.adapters.vapi import VapiAdapter
+        from agents.adapters.vapi import VapiAdapter  # noqa: PLC0415 - websockets: Vapi calls only
 
         return VapiAdapter(config=config.config_json, brief=brief_for(scenario),
                            max_seconds=scenario.max_duration_seconds)
     if config.provider == Provider.RETELL:
-        from agents.adapters.retell import RetellAdapter
-
         return RetellAdapter(config=config, brief=brief_for(scenario),
                              max_seconds=scenario.max_duration_seconds)
 
@@ -100,12 +99,6 @@ PING_PATHS = {Provider.VAPI: "/assistant?limit=1", Provider.RETELL: "/list-voice
 
 def provider_ping(provider: str) -> str | None:
     """Ask a managed provider's API whether it takes our key: ``None`` or the failure."""
-    import asyncio
-
-    from django.conf import settings
-
-    from agents.adapters.managed import ProviderAPI
-
     base = settings.VAPI_BASE_URL if provider == Provider.VAPI else settings.RETELL_BASE_URL
     api = ProviderAPI(name=Provider(provider).label, base_url=base,
                       key_env=PROVIDER_KEYS[provider])

@@ -26,6 +26,10 @@ from agents.adapters.base import (
     TranscriptUpdate,
 )
 from agents.speech.audio import FRAME_MS, frames
+from agents.speech.stt import stt_problem, transcribe, warm_up
+from agents.speech.tts import synthesize, tts_problem
+from agents.speech.vad import Endpointer
+from arena.llm import LLMError, load_client
 
 VOICE_RULES = (
     "You are on a phone call and everything you write is read aloud. Reply in one or two "
@@ -94,11 +98,6 @@ class LocalCascadeAdapter(AgentAdapter):
         self._guess: tuple[int, asyncio.Future] | None = None
 
     async def start(self) -> None:
-        from agents.speech.stt import stt_problem, warm_up
-        from agents.speech.tts import tts_problem
-        from agents.speech.vad import Endpointer
-        from arena.llm import load_client
-
         problem = await asyncio.to_thread(lambda: stt_problem() or tts_problem())
         if problem:
             raise AgentUnavailable(problem)
@@ -138,8 +137,6 @@ class LocalCascadeAdapter(AgentAdapter):
     def _guess_on_pause(self) -> None:
         """Start transcribing at a pause (:data:`GUESS_AFTER_MS`), so that the words are
         ready when the turn ends; a guess made before the caller spoke again is dropped."""
-        from agents.speech.stt import transcribe
-
         endpointer = self._endpointer
         if not endpointer.speaking:
             return
@@ -169,8 +166,6 @@ class LocalCascadeAdapter(AgentAdapter):
     async def _speak_queue(self, queue: asyncio.Queue[str | None]) -> None:
         """Speak queued sentences back to back, paced in real time; after ``None``, wait
         for the audio to play out and say the agent listens again."""
-        from agents.speech.tts import synthesize
-
         loop = asyncio.get_running_loop()
         while True:
             sentence = await queue.get()
@@ -207,12 +202,10 @@ class LocalCascadeAdapter(AgentAdapter):
     # -- thinking -----------------------------------------------------------------------
 
     async def _answer(self, heard: bytes, guess: asyncio.Future | None = None) -> None:
-        from agents.speech.stt import transcribe
-
         self.emit(AgentStatus("thinking"))  # at once: the badge never waits on the warm-up
         if self._warming is not None:
             await asyncio.wait([self._warming])  # a failed warm-up fails where it is used
-        from arena.llm import LLMError, stream_chat
+        from arena.llm import stream_chat  # noqa: PLC0415 - provider SDKs, after the warm-up
 
         # The pause's guess read the same words (only silence came after it).
         text = await guess if guess is not None else await asyncio.to_thread(transcribe, heard)

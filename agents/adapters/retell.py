@@ -46,6 +46,7 @@ from agents.adapters.managed import (
     latency_report,
 )
 from agents.adapters.media import Left, MediaJoinError, MediaLeg, Packet
+from agents.models import AgentConfiguration
 
 logger = logging.getLogger(__name__)
 
@@ -224,6 +225,4 @@ class RetellAdapter(AgentAdapter):
 
 
 def _remember(config_id, state: dict) -> None:  # noqa: ANN001
-    from agents.models import AgentConfiguration
-
     AgentConfiguration.objects.filter(pk=config_id).update(provider_state_json=state)

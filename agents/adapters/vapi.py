@@ -36,6 +36,8 @@ import time
 from typing import Any
 
 from django.conf import settings
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from agents.adapters.base import (
     AgentAdapter,
@@ -127,8 +129,6 @@ class VapiAdapter(AgentAdapter):
         self._hanging_up = False
 
     async def start(self) -> None:
-        from websockets.asyncio.client import connect
-
         call = await self.api.call("POST", "/call", self.body)
         self.call_id = str(call.get("id", ""))
         url = (call.get("transport") or {}).get("websocketCallUrl")
@@ -152,8 +152,6 @@ class VapiAdapter(AgentAdapter):
         await self._send(pcm)
 
     async def _send(self, data: bytes | str) -> None:
-        from websockets.exceptions import ConnectionClosed
-
         if self._socket is None or self.ended is not None:
             return
         with contextlib.suppress(ConnectionClosed):
@@ -168,8 +166,6 @@ class VapiAdapter(AgentAdapter):
                 await self._send(quiet)
 
     async def _read(self) -> None:
-        from websockets.exceptions import ConnectionClosed
-
         try:
             async for message in self._socket:
                 if isinstance(message, bytes):
@@ -248,8 +244,6 @@ class VapiAdapter(AgentAdapter):
             self.finish("the agent's provider ended the call")
 
     async def end(self) -> None:
-        from websockets.exceptions import ConnectionClosed
-
         self._hanging_up = True
         if self._socket is not None:
             with contextlib.suppress(ConnectionClosed):

@@ -12,6 +12,7 @@ import functools
 import threading
 
 import numpy as np
+import soxr
 
 from agents.speech.audio import SAMPLE_RATE
 
@@ -42,7 +43,7 @@ def _collect(wav, samples, _events):
 @functools.cache
 def _engine() -> tuple[ctypes.CDLL, int]:
     try:
-        import espeakng_loader
+        import espeakng_loader  # noqa: PLC0415 - optional (embedded extra): absent, said why
     except ImportError as exc:
         raise SpeechUnavailable("eSpeak NG is not installed (the espeakng-loader wheel).") from exc
     try:
@@ -75,8 +76,6 @@ def tts_problem() -> str | None:
 
 def synthesize(text: str, *, voice: str = DEFAULT_VOICE, rate: int = DEFAULT_RATE) -> bytes:
     """16 kHz 16-bit mono PCM of ``text`` spoken by eSpeak NG."""
-    import soxr
-
     text = " ".join(text.split())[:MAX_CHARACTERS]
     if not text:
         return b""

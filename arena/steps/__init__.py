@@ -31,11 +31,14 @@ import logging
 from collections.abc import Callable
 from datetime import timedelta
 
+from celery import current_app, shared_task
 from django.apps import apps
 from django.conf import settings
+from django.core.cache import cache
 from django.db import close_old_connections, transaction
 from django.db.models import F
 from django.utils import timezone
+from kombu.exceptions import OperationalError
 
 from arena.steps.base import FINISHED, RESTARTED_NOTICE, Step, StepStatus, failed_for_good
 from arena.steps.leases import step_heartbeat, step_lease
@@ -82,8 +85,6 @@ def send_task(name: str, args: list, *, countdown: float | None = None) -> None:
     """Send a Celery task by name (services never import tasks). Nobody waits for a step's
     result, so the sender does not subscribe to it (Celery would open a result channel per
     sending thread)."""
-    from celery import current_app
-
     current_app.send_task(name, args=args, countdown=countdown, ignore_result=True)
 
 
@@ -97,8 +98,6 @@ def batch_soon(key: str, send: Callable[[], object], *, countdown: float,
     reads its work, so whatever comes in meanwhile schedules the next run. The key expires,
     so a run the broker lost is sent again by a later caller. True if this call sent it.
     """
-    from django.core.cache import cache
-
     if not cache.add(key, value, countdown + 600):
         return False
     try:
@@ -111,8 +110,6 @@ def batch_soon(key: str, send: Callable[[], object], *, countdown: float,
 
 def batch_started(key: str) -> None:
     """A batch run of :func:`batch_soon` begins: later work schedules the next run."""
-    from django.core.cache import cache
-
     cache.delete(key)
 
 
@@ -130,8 +127,6 @@ def step_enqueue(step: Step) -> None:
     model, pk, generation = type(step), step.pk, step.generation
 
     def send() -> None:
-        from kombu.exceptions import OperationalError
-
         try:
             send_task(model.task_name, [str(pk), generation])
         except OperationalError as exc:
@@ -147,8 +142,6 @@ def step_enqueue(step: Step) -> None:
 def step_task(function: Callable) -> Callable:
     """A Celery task that runs one step: late ack, redelivered if its worker is lost, and a
     fresh database connection before and after (worker threads outlive requests)."""
-    from celery import shared_task
-
     @functools.wraps(function)
     def run(*args, **kwargs):
         close_old_connections()

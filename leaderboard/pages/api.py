@@ -19,8 +19,10 @@ from arena.aio import database_call
 from arena.edge import public_for
 from arena.errors import RuleError, errors
 from leaderboard.boards import UnknownBoard
+from leaderboard.models import RunStatus, RunTrigger
 from leaderboard.pages import selectors, stats
 from leaderboard.pages.model_api import router as model_router
+from leaderboard.runs.services import RunInProgress, ratings_run
 
 router = Router(tags=["leaderboard"])
 router.add_router("", model_router)  # GET /api/models/{id}: a model's page as JSON
@@ -265,9 +267,6 @@ def worker_status(request: HttpRequest):
              auth=staff_session)
 def worker_aggregate(request: HttpRequest, payload: AggregateIn | None = None):
     """Run the rating now (staff only); answers when the run is recorded."""
-    from leaderboard.models import RunStatus, RunTrigger
-    from leaderboard.runs.services import RunInProgress, ratings_run
-
     payload = payload or AggregateIn()
     try:
         run = ratings_run(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from arena.models import AIModel
 from arena.prompt_categories import category_title
+from arena.selectors import model_with_availability
 from leaderboard.boards import Board, Recent, board_subjects, boards, outcome_for
 from leaderboard.models import BoardSnapshot, SnapshotEntry
 from leaderboard.pages.selectors import online_elo_map, snapshot_latest
@@ -75,8 +76,6 @@ class ModelPage:
 
 def model_page(*, model_id: str) -> ModelPage | None:
     """Everything the page shows of one model of the registry; None for an unknown id."""
-    from arena.selectors import model_with_availability
-
     found = model_with_availability(model_id)
     if found is None:
         return None

@@ -6,9 +6,11 @@ from __future__ import annotations
 from django.db.models import Max
 
 from arena.modes import Figure
+from arena.templatetags.arena_tags import ago
 from leaderboard.boards import boards
 from leaderboard.models import BoardSnapshot, RatingRun, RunStatus, SnapshotEntry
 from leaderboard.pages.selectors import board_failed_run, snapshot_latest
+from leaderboard.runs.services import debounce_pending
 
 
 def leaderboard_stats() -> dict:
@@ -76,8 +78,6 @@ def run_summary(run: RatingRun) -> dict:
 
 def worker_status(*, recent: int = 10) -> dict:
     """Seed 001's worker status: the last run, recent runs, debounced runs waiting."""
-    from leaderboard.runs.services import debounce_pending
-
     runs = list(RatingRun.objects.order_by("-started_at", "-id")[:recent])
     last = runs[0] if runs else None
     last_ok = (
@@ -104,8 +104,6 @@ def worker_status(*, recent: int = 10) -> dict:
 def home_figures() -> list[Figure]:
     """The last rating run and who leads the first board (its top-rated, non-provisional
     entry), linking to the board."""
-    from arena.templatetags.arena_tags import ago
-
     figures = []
     run = RatingRun.objects.filter(finished_at__isnull=False).order_by("-finished_at").first()
     if run is not None and run.status == RunStatus.FAILED:

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET
 
 from leaderboard.boards import UnknownBoard, board_section, boards
 from leaderboard.pages import selectors
+from leaderboard.pages.model_pages import model_page as model_page_data
 
 TEMPLATE = "leaderboard/leaderboard.html"
 
@@ -122,8 +123,6 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def model_page(request: HttpRequest, model_id: str) -> HttpResponse:
-    from leaderboard.pages.model_pages import model_page as model_page_data
-
     page = model_page_data(model_id=model_id)
     if page is None:
         raise Http404("no such model")

@@ -1,5 +1,8 @@
 from django.core.management.base import BaseCommand
 
+from agents.adapters import PROVIDER_KEYS, agent_problem, provider_ping
+from agents.models import AgentConfiguration
+
 
 class Command(BaseCommand):
     help = ("Print every voice agent configuration and whether it can take calls now (and why "
@@ -10,9 +13,6 @@ class Command(BaseCommand):
                             help="Call Vapi's and Retell's APIs once each (keys that are set).")
 
     def handle(self, *args, **options):
-        from agents.adapters import PROVIDER_KEYS, agent_problem, provider_ping
-        from agents.models import AgentConfiguration
-
         pings: dict[str, str | None] = {}
         ready = 0
         for config in AgentConfiguration.objects.order_by("provider", "name"):

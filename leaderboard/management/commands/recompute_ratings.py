@@ -7,6 +7,9 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from leaderboard.boards import UnknownBoard, board_names
+from leaderboard.models import RunStatus, RunTrigger
+from leaderboard.runs.online_elo import online_elo_replay
+from leaderboard.runs.services import RunInProgress, ratings_run
 
 STEPS = ("aggregate", "online elo", "fit", "tally", "write")
 
@@ -23,10 +26,6 @@ class Command(BaseCommand):
                             help="Rebuild the online Elo from the outcomes in order first.")
 
     def handle(self, *args, board=None, bootstrap=None, replay_elo=False, **options):
-        from leaderboard.models import RunStatus, RunTrigger
-        from leaderboard.runs.online_elo import online_elo_replay
-        from leaderboard.runs.services import RunInProgress, ratings_run
-
         if bootstrap is not None and bootstrap < 1:
             raise CommandError("--bootstrap must be at least 1")
         names = [board] if board else board_names()

@@ -19,6 +19,7 @@ from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from arena.errors import RuleError
+from arena.selectors import model_list_with_availability
 from arena.webserver import command_worker
 from panels import display, selectors, services
 from panels.models import PanelOrigin
@@ -50,8 +51,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, question="", auto=False, models=None, no_clarify=False,
                as_json=False, timeout=900.0, worker="auto", public=False, **options):
-        from arena.selectors import model_list_with_availability
-
         console = Console(file=self.stderr if as_json else self.stdout, highlight=False,
                           width=None if self._interactive() else 110)
         display.show_key_status(console, model_list_with_availability())
