@@ -15,50 +15,24 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from testkit.local_http import LocalHTTPService
 
-class FakeOSVServer:
+
+class FakeOSVServer(LocalHTTPService):
     def __init__(self, advisories: dict[tuple[str, str], str]) -> None:
         self.advisories = advisories
         self.queried: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
 
-    def start(self) -> FakeOSVServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - stdlib name
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                server._send(self, *server._querybatch(self.path, raw))
-
-            def do_GET(self) -> None:  # noqa: N802 - stdlib name
-                server._send(self, *server._vuln(self.path))
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-
-    def __enter__(self) -> FakeOSVServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+    def handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
+        if method == "POST":
+            raw = h.rfile.read(int(h.headers.get("Content-Length") or 0))
+            self._send(h, *self._querybatch(h.path, raw))
+        else:
+            self._send(h, *self._vuln(h.path))
 
     def _querybatch(self, path: str, raw: bytes) -> tuple[int, dict[str, Any]]:
         if path != "/v1/querybatch":

@@ -22,8 +22,10 @@ import secrets
 import threading
 import time
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from testkit.local_http import LocalHTTPService
 
 ERRORS = {400: "Query is missing or empty.", 401: "Unauthorized: missing or invalid API key.",
           429: "Your request has been blocked due to excessive requests.",
@@ -36,7 +38,9 @@ def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
 
 
-class FakeTavilyServer:
+class FakeTavilyServer(LocalHTTPService):
+    request_queue_size = 256  # a burst of searches is not refused at the door
+
     def __init__(self, corpus: list[dict[str, str]] | None = None, *, latency: float = 0.0,
                  api_key: str | None = None) -> None:
         self.corpus = list(corpus or [])
@@ -46,43 +50,12 @@ class FakeTavilyServer:
         self._script: deque = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
 
     # -- control -----------------------------------------------------------------------------
 
-    def start(self) -> FakeTavilyServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - stdlib name
-                server._handle(self)
-
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 256  # a burst of searches is not refused at the door
-
-        self._httpd = Server(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-        return self
-
     def stop(self) -> None:
-        self._stopping.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-
-    def __enter__(self) -> FakeTavilyServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._stopping.set()  # a "hang" answer ends now
+        super().stop()
 
     def script(self, *answers: int | str) -> None:
         """The next answers, in order: an error status, ``"junk"`` (200 with a body that is
@@ -91,7 +64,10 @@ class FakeTavilyServer:
 
     # -- serving -----------------------------------------------------------------------------
 
-    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+    def handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
+        if method != "POST":
+            h.send_error(405)
+            return
         raw = h.rfile.read(int(h.headers.get("Content-Length") or 0))
         try:
             body = json.loads(raw or b"{}")

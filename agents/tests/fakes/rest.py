@@ -10,13 +10,15 @@ import re
 import secrets
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from testkit.local_http import LocalHTTPService
 
 Handler = Callable[[dict, re.Match], tuple[int, Any]]
 
 
-class FakeREST:
+class FakeREST(LocalHTTPService):
     name = "fake"
 
     def __init__(self) -> None:
@@ -25,7 +27,6 @@ class FakeREST:
         self.routes: list[tuple[str, re.Pattern, Handler]] = []
         self._failures: list[tuple[str, int | str]] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
 
     def route(self, method: str, pattern: str, handler: Handler) -> None:
         self.routes.append((method, re.compile(f"^{pattern}$"), handler))
@@ -37,43 +38,10 @@ class FakeREST:
     def calls_to(self, path_part: str) -> list[dict]:
         return [r for r in self.requests if path_part in r["path"]]
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
-
-    def start(self):  # noqa: ANN201
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802 - stdlib name
-                fake._handle(self, "GET")
-
-            def do_POST(self) -> None:  # noqa: N802
-                fake._handle(self, "POST")
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-
-    def __enter__(self):  # noqa: ANN204
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
     def authorised(self, headers) -> bool:  # noqa: ANN001
         return headers.get("Authorization") == f"Bearer {self.api_key}"
 
-    def _handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
+    def handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
         raw = h.rfile.read(int(h.headers.get("Content-Length") or 0))
         try:
             body = json.loads(raw) if raw else {}
