@@ -95,6 +95,11 @@ _ECHO = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:(?:your )?(?:opponent|speech|you|p
                    r"round \d+|rebuttal|opening|closing|(?:(?:one more |two )?reasons? )?"
                    r"(?:for|against) the motion)[^:\n]{0,40}:|\*\*[^*\n]{1,40}:\*\*)\s*",
                    re.IGNORECASE | re.MULTILINE)
+# What a chat model says before the speech it was asked for ("I'll rephrase it for you:",
+# "Sure! Here is my speech:"): only at the very start, and only a line about the reply itself.
+_PREAMBLE = re.compile(r"^\s*(?:(?:sure|certainly|okay|of course)\b[,!.]?\s*)?(?:(?:here(?: is|'s)"
+                       r"|i'll|i will|let me)\b[^:\n]{0,50}?\b(?:rephrase|speech|turn|response|"
+                       r"answer|version|argument)\b[^:\n]{0,20}:\s*)?", re.IGNORECASE)
 
 REVISION_PROMPT = """A fact-checker found a false claim in your speech:
 {findings}
@@ -240,14 +245,20 @@ def _key(sentence: str) -> str:
 
 
 def parse_compact(text: str, *, prompt: Iterable[str] = ()) -> ParsedTurn:
-    """A compact reply is the speech, as one paragraph: tags, quotes around it, labels a small
-    model echoes at the start of a line ("Speech:", "[Round 1] CON:"), list numbers, a
+    """A compact reply is the speech, as one paragraph: tags, a chat preamble ("I'll rephrase
+    it for you:"), quotes around it, labels a small model echoes at the start of a line
+    ("Speech:", "[Round 1] CON:"), list numbers, a
     sentence said twice and a sentence copied from its ``prompt`` are taken off."""
     speech = _ANY_TAG.sub("", text or "")
     speech = _ECHO.sub("", _ECHOED_OPPONENT.sub("", speech))
-    speech = " ".join(_LIST_MARK.sub("", speech).split())
-    if len(speech) > 1 and speech[0] in "\"\u201c" and speech[-1] in "\"\u201d":
-        speech = speech[1:-1].strip()
+    unprefaced = _PREAMBLE.sub("", speech, count=1)
+    if unprefaced != speech:
+        unprefaced = unprefaced[:1].upper() + unprefaced[1:]
+    speech = " ".join(_LIST_MARK.sub("", unprefaced).split())
+    if len(speech) > 1 and speech[0] in "\"\u201c" and (
+            speech[-1] in "\"\u201d" or not any(q in speech[1:] for q in "\"\u201d")):
+        # quoted whole, or opened and never closed (the quote ran past the word limit)
+        speech = speech[1:-1 if speech[-1] in "\"\u201d" else None].strip()
     copied = {_key(s) for part in prompt for quoted in _QUOTE.split(part)
               for s in _SENTENCE.split(quoted)}
     kept: list[str] = []

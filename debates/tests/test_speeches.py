@@ -108,6 +108,13 @@ class TestCompactTurn:
         ("Reason against the motion: The discussion should focus on health.",
          "The discussion should focus on health."),
         ("Cars pollute the air. Buses pollute less.", "Buses pollute less."),
+        ("I'll rephrase it for you: \"The debate is about health. Cars harm it",
+         "The debate is about health. Cars harm it"),
+        ("Sure! Here is my speech: Cars are useful.", "Cars are useful."),
+        ("Sure, cars are useful.", "Cars are useful."),
+        ("I will argue three points: cars are useful.", "I will argue three points: cars are "
+                                                        "useful."),
+        ('He said "no" to cars.', 'He said "no" to cars.'),
     ])
     def test_the_reply_is_one_paragraph_without_what_was_echoed_or_repeated(self, reply, speech):
         prompt = ["Open the debate: give two reasons for the motion.",
