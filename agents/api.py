@@ -153,7 +153,7 @@ def battle_detail(request: HttpRequest, battle_id: str):
 
 
 @router.post("/battles/{battle_id}/vote",
-             response={200: VoiceBattleOut, **errors(400, 404, 409, 413, 422)})
+             response={200: VoiceBattleOut, **errors(400, 404, 409, 413, 422, 429, 503)})
 def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     """One vote per battle, after both conversations; reveals the agents."""
     visitor_write(request, lambda key: services.agent_battle_vote(

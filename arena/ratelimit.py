@@ -24,7 +24,7 @@ from limits import RateLimitItemPerHour, RateLimitItemPerMinute
 from limits.storage import RedisStorage
 from limits.strategies import FixedWindowRateLimiter
 
-from arena.errors import RateLimited
+from arena.errors import RateLimited, RuleError
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +34,19 @@ PROVIDER_BUSY = (
     "The models are busy right now (more requests than their providers allow per minute). "
     "Try again in {seconds} s; nothing was started."
 )
+
+# A write is refused while its limits cannot be counted (limits that let everything through
+# while Redis is away are no limits); a read goes on uncounted.
+CANNOT_COUNT = ("The arena is temporarily unavailable (its queue and cache, Redis, do not "
+                "answer), so it cannot count requests and takes no new work: nothing was "
+                "changed. Try again in a few seconds.")
+CANNOT_COUNT_RETRY_SECONDS = 10
+
+
+class LimitsUnavailable(RuleError):
+    def __init__(self) -> None:
+        super().__init__(CANNOT_COUNT, status=503, retry_after=CANNOT_COUNT_RETRY_SECONDS)
+
 
 _limiter: FixedWindowRateLimiter | None = None
 
@@ -74,30 +87,36 @@ def client_address(request: HttpRequest) -> str | None:
     return ip
 
 
-def _hit(item, *identifiers: str) -> int | None:
-    """Count one use; the seconds until the window resets when over the limit, else None."""
+def _hit(item, *identifiers: str, fail_closed: bool) -> int | None:
+    """Count one use; the seconds until the window resets when over the limit, else None.
+    When the store does not answer: :class:`LimitsUnavailable` if ``fail_closed``, else
+    None (the use goes uncounted)."""
     try:
         if limiter().hit(item, *identifiers):
             return None
         reset_at, _ = limiter().get_window_stats(item, *identifiers)
     except Exception:  # a Redis outage must not take the arena down with it
         logger.warning("rate limit store unavailable for %s", identifiers[0])
+        if fail_closed:
+            raise LimitsUnavailable() from None
         return None
     return max(1, math.ceil(reset_at - time.time()))
 
 
 def visitor_limit(request: HttpRequest, *, action: str, limit: int,
-                  per: str = "minute") -> None:
+                  per: str = "minute", fail_closed: bool = False) -> None:
     """Count one ``action`` of this visitor (IP and session); raise past ``limit`` per
-    ``per`` ("minute" or "hour")."""
+    ``per`` ("minute" or "hour"), and, with ``fail_closed`` (a write), when it cannot be
+    counted."""
     if limit <= 0:
         return
     item = PERIODS[per]
     waits = [_hit(item(limit * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER),
-                  action, "ip", client_ip(request))]
+                  action, "ip", client_ip(request), fail_closed=fail_closed)]
     session_key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
     if session_key:
-        waits.append(_hit(item(limit), action, "session", session_key))
+        waits.append(_hit(item(limit), action, "session", session_key,
+                          fail_closed=fail_closed))
     wait = max((w for w in waits if w is not None), default=None)
     if wait is not None:
         raise RateLimited(TOO_MANY.format(limit=limit, per=per, seconds=wait), wait)
@@ -110,6 +129,6 @@ def provider_budget(providers: Iterable[str]) -> None:
         return
     item = RateLimitItemPerMinute(limit)
     for provider in providers:
-        wait = _hit(item, "provider", provider)
+        wait = _hit(item, "provider", provider, fail_closed=True)
         if wait is not None:
             raise RateLimited(PROVIDER_BUSY.format(seconds=wait), wait)

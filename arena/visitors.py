@@ -39,9 +39,9 @@ class Limit:
     setting: str
     per: Literal["minute", "hour"] = "minute"
 
-    def count(self, request: HttpRequest) -> None:
+    def count(self, request: HttpRequest, *, write: bool) -> None:
         visitor_limit(request, action=self.action, limit=getattr(settings, self.setting),
-                      per=self.per)
+                      per=self.per, fail_closed=write)
 
 
 BATTLE_CREATE = Limit("battle_create", "ARENA_BATTLES_PER_MINUTE")
@@ -55,10 +55,12 @@ DEBATE_WRITE = Limit("debate_write", "ARENA_WRITES_PER_MINUTE")
 VOICE_BATTLE = Limit("voice_battle", "ARENA_VOICE_BATTLES_PER_HOUR", "hour")
 
 
-def visitor_count(request: HttpRequest, *limits: Limit) -> None:
-    """Count one request against each limit; raise :class:`RateLimited` past one."""
+def visitor_count(request: HttpRequest, *limits: Limit, write: bool = True) -> None:
+    """Count one request against each limit; raise :class:`RateLimited` past one. A write
+    that cannot be counted (Redis does not answer) is refused (a 503): limits that let
+    everything through during an outage are no limits. A read goes on uncounted."""
     for limit in limits:
-        limit.count(request)
+        limit.count(request, write=write)
 
 
 def visitor_write(request: HttpRequest, action: Callable[[str], T], *limits: Limit) -> T:
@@ -71,7 +73,7 @@ def visitor_write(request: HttpRequest, action: Callable[[str], T], *limits: Lim
 def visitor_read(request: HttpRequest, action: Callable[[str | None], T], *limits: Limit) -> T:
     """Count the read (when it has limits), then run ``action`` with the visitor's session
     key, or ``None`` for a visitor that has none (none is created)."""
-    visitor_count(request, *limits)
+    visitor_count(request, *limits, write=False)
     return action(session_key_for(request, create=False))
 
 

@@ -29,7 +29,7 @@ from arena.llm.types import ModelEndpoint
 from arena.models import AIModel
 from arena.prompt_categories import CATEGORY_BITS, Classification, category_bits, classify_prompt
 from arena.queries import one_or_none, update_each
-from arena.ratelimit import provider_budget
+from arena.ratelimit import LimitsUnavailable, provider_budget
 from arena.selectors import model_endpoint
 from arena.steps import batch_soon, batch_started, release_database, send_task
 from battles.models import Battle, Turn, Vote
@@ -157,6 +157,9 @@ def _classifier_asks(n: int) -> list[tuple[ModelEndpoint | None, str]]:
         except RateLimited as exc:
             asks.append((None, f"the classifier's provider had no calls left this minute "
                                f"(free again in {exc.retry_after} s)"))
+        except LimitsUnavailable:
+            asks.append((None, "the classifier's provider calls could not be counted (Redis "
+                               "does not answer)"))
         else:
             asks.append((endpoint, ""))
     return asks

@@ -217,38 +217,39 @@ def list_debates(request: HttpRequest, filters: Query[DebateListQuery]):
 @router.get("/debates/{debate_id}", response={200: DebateOut, **errors(404, 429)})
 def get_debate(request: HttpRequest, debate_id: str):
     """Status, transcript with fact checks, the judge's verdicts and the crowd result."""
-    visitor_count(request, DEBATE_API)
+    visitor_count(request, DEBATE_API, write=False)
     return debate_payload(_view(request, _visible(debate_id)))
 
 
 def _control(request: HttpRequest, debate_id: str, action):
     debate = _visible(debate_id)
-    visitor_read(request, lambda key: action(debate_id=debate.pk, session_key=key or ""),
-                 DEBATE_API)
+    visitor_count(request, DEBATE_API)
+    visitor_read(request, lambda key: action(debate_id=debate.pk, session_key=key or ""))
     return debate_payload(_view(request, _visible(debate_id)))
 
 
 @router.post("/debates/{debate_id}/pause", response={200: DebateOut,
-                                                     **errors(403, 404, 409, 429)})
+                                                     **errors(403, 404, 409, 429, 503)})
 def pause_debate(request: HttpRequest, debate_id: str):
     """Pause after the step being written (only the session that started it)."""
     return _control(request, debate_id, services.debate_pause)
 
 
 @router.post("/debates/{debate_id}/resume", response={200: DebateOut,
-                                                      **errors(403, 404, 409, 429)})
+                                                      **errors(403, 404, 409, 429, 503)})
 def resume_debate(request: HttpRequest, debate_id: str):
     return _control(request, debate_id, services.debate_resume)
 
 
 @router.post("/debates/{debate_id}/cancel", response={200: DebateOut,
-                                                      **errors(403, 404, 409, 429)})
+                                                      **errors(403, 404, 409, 429, 503)})
 def cancel_debate(request: HttpRequest, debate_id: str):
     """Stop the debate for good; everything written so far is kept."""
     return _control(request, debate_id, services.debate_cancel)
 
 
-@router.post("/debate/vote", response={200: DebateVoteOut, **errors(400, 404, 409, 413, 422, 429)})
+@router.post("/debate/vote",
+             response={200: DebateVoteOut, **errors(400, 404, 409, 413, 422, 429, 503)})
 def vote_debate(request: HttpRequest, payload: DebateVoteIn):
     """Vote pro, con or tie once, with an optional wager; the answer names the models.
     A second vote from the same session is a 409."""

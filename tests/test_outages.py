@@ -7,13 +7,17 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+import arena.ratelimit
 from arena.embedded_redis import start_embedded_redis, stop_embedded_redis
+from arena.ratelimit import CANNOT_COUNT
+from battles.models import Battle
+from tests.writes import OWN, WRITES, send
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def private_redis(tmp_path, settings):
+def private_redis(tmp_path, settings, monkeypatch):
     """A Redis of this test's own (the same redis-server the run command embeds), which the
     test may stop: the cache and the rate limits use it."""
     socket = tmp_path / "redis.sock"
@@ -21,6 +25,7 @@ def private_redis(tmp_path, settings):
     url = f"unix://{socket}"
     settings.REDIS_URL = url
     settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": url}}
+    monkeypatch.setattr(arena.ratelimit, "_limiter", None)  # the limits' store: this Redis
     state = {"process": process}
     yield socket, state
     stop_embedded_redis(state["process"], socket)
@@ -48,6 +53,36 @@ def test_redis_down_reads_keep_working_writes_say_temporarily_unavailable(privat
     state["process"] = start_embedded_redis(socket)
     assert client.post("/api/worker/aggregate", content_type="application/json").status_code \
         == 200
+
+
+@pytest.mark.parametrize("make", WRITES)
+def test_redis_down_a_write_is_refused_rather_than_let_through_uncounted(private_redis,
+                                                                        visitor, make):
+    """Limits that let everything through while Redis is away are no limits (every write
+    of every API was taken, uncounted): a write that cannot be counted is a 503."""
+    socket, state = private_redis
+    client, key = visitor
+    write = make(key)
+    stop_embedded_redis(state["process"], socket)
+    state["process"] = None
+    answer = send(client, write, Origin=OWN)
+    assert answer.status_code == 503 and answer["Retry-After"] == "10", answer.content
+    assert answer.json()["detail"] == CANNOT_COUNT
+    assert not write.happened()
+
+
+def test_redis_down_reads_go_on_uncounted_and_a_page_form_says_why_it_took_nothing(
+        private_redis, visitor):
+    socket, state = private_redis
+    client, _ = visitor
+    stop_embedded_redis(state["process"], socket)
+    state["process"] = None
+    assert client.get("/api/sessions").status_code == 200
+    assert client.get("/api/debates").status_code == 200  # counted per hour, when it can be
+    page = Client().post("/battle/", {"prompt": "Hello there"})
+    assert page.status_code == 503 and page["Retry-After"] == "10"
+    assert "nothing was changed" in page.content.decode()
+    assert not Battle.objects.exists()
 
 
 @pytest.mark.django_db(transaction=True)
