@@ -388,12 +388,15 @@ ARENA_STREAM_FLUSH_MS = env_int("ARENA_STREAM_FLUSH_MS", 40, minimum=0)
 
 # --- Steps: persisted units of model work (arena.steps) -------------------------
 # A claimed step holds a lease this long; heartbeats push it forward while the work runs,
-# and the sweep starts over a step whose lease ran out (its worker died).
-ARENA_STEP_LEASE_SECONDS = env_float("ARENA_STEP_LEASE_SECONDS", 60.0)
-ARENA_STEP_HEARTBEAT_SECONDS = env_float("ARENA_STEP_HEARTBEAT_SECONDS", 15.0)
+# and the sweep starts over a step whose lease ran out (its worker died). A dead worker's
+# step is taken over within LEASE + SWEEP seconds (13 s), and its page told so then: with a
+# one-minute lease a killed worker left a minute of silence. The heartbeat is one UPDATE per
+# step table every few seconds for all the steps a process runs.
+ARENA_STEP_LEASE_SECONDS = env_float("ARENA_STEP_LEASE_SECONDS", 10.0)
+ARENA_STEP_HEARTBEAT_SECONDS = env_float("ARENA_STEP_HEARTBEAT_SECONDS", 3.0)
 if ARENA_STEP_HEARTBEAT_SECONDS * 2 > ARENA_STEP_LEASE_SECONDS:
     raise ImproperlyConfigured("ARENA_STEP_HEARTBEAT_SECONDS must be at most half the lease")
-ARENA_STEP_SWEEP_SECONDS = env_float("ARENA_STEP_SWEEP_SECONDS", 15.0)
+ARENA_STEP_SWEEP_SECONDS = env_float("ARENA_STEP_SWEEP_SECONDS", 3.0)
 # A step still waiting in the queue this long is sent again (same generation: nothing lost).
 ARENA_STEP_RESEND_SECONDS = env_float("ARENA_STEP_RESEND_SECONDS", 600.0)
 CELERY_BEAT_SCHEDULE["arena-steps-requeue-stale"] = {

@@ -14,6 +14,7 @@ import pytest
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+import arena.settings as configured  # as the settings module computed them (no test's)
 from arena.steps import (
     UNEXPECTED_FAILURE,
     StepResult,
@@ -187,3 +188,12 @@ def test_every_sweep_is_on_the_schedule_and_names_a_task_the_workers_know():
     assert {"debates.tasks.debate_stalled_sweep",
             "agents.tasks.conversation_stalled_sweep"} <= scheduled
     assert not [name for name in scheduled if name not in app.tasks]
+
+
+def test_a_dead_workers_step_is_taken_over_within_15_seconds_as_configured_by_default():
+    """A killed worker's step waited its one-minute lease before the sweep saw it (66 s of
+    silence on the page): the default lease and sweep now start it over within 15 s, and a
+    lease outlives three missed heartbeats, so a busy moment does not start over live work."""
+    lease, beat = configured.ARENA_STEP_LEASE_SECONDS, configured.ARENA_STEP_HEARTBEAT_SECONDS
+    assert lease + configured.ARENA_STEP_SWEEP_SECONDS <= 15
+    assert lease >= 3 * beat
