@@ -93,7 +93,8 @@ _ECHOED_OPPONENT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:your )?opponent\b[^:\n]
                               re.IGNORECASE | re.MULTILINE)
 _ECHO = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:(?:your )?(?:opponent|speech|you|pro|con|"
                    r"round \d+|rebuttal|opening|closing|(?:(?:one more |two )?reasons? )?"
-                   r"(?:for|against) the motion)[^:\n]{0,40}:|\*\*[^*\n]{1,40}:\*\*)\s*",
+                   r"(?:for|against) the motion)[^:\n]{0,40}:|(?:the )?motion\s*:|"
+                   r"\*\*[^*\n]{1,40}:\*\*)\s*",
                    re.IGNORECASE | re.MULTILINE)
 # What a chat model says before the speech it was asked for ("I'll rephrase it for you:",
 # "Sure! Here is my speech:"): only at the very start, and only a line about the reply itself.

@@ -61,6 +61,7 @@ RUNNING_STATUSES = (DebateStatus.INITIALIZING, DebateStatus.IN_PROGRESS)
 TURN_EXTRA_TOKENS = 350  # room for <reflection> and <critique> besides the speech
 COMPACT_EXTRA_TOKENS = 40  # a compact turn is the speech alone
 EMPTY_SPEECH = "The debater sent an empty speech."
+OWN_WORDS = "That repeats what you were told. Write your speech now, in your own words."
 
 
 @dataclass
@@ -265,17 +266,25 @@ def turn_work(job: TurnJob) -> StepResult:
     def ended(event: str, **payload) -> Callable[[], None]:
         return lambda: transaction.on_commit(lambda: aio.run(relay.finish(event, **payload)))
 
-    try:
-        completion = aio.run(_stream_turn(relay, job.endpoint, job.messages,
-                                          restart=step.generation > 0 or step.revision > 0))
-    except LLMError as exc:  # said to every viewer: the same words for either side
-        logger.warning("debate %s: %s failed: %s", step.debate_id, step, exc.user_message)
-        return StepResult(error=exc.blind_message,
-                          write=ended("failed", error=exc.blind_message))
-    parsed = (parse_compact(completion.text, prompt=[job.endpoint.system_prompt,
-                                                     *(m["content"] for m in job.messages)])
-              if job.compact else parse_turn(completion.text))
-    speech, cut = cut_to_words(parsed.speech, job.word_limit)
+    prompt = [job.endpoint.system_prompt, *(m["content"] for m in job.messages)]
+    messages, restart = job.messages, step.generation > 0 or step.revision > 0
+    # A small model's reply can be nothing but what it was told (all of it taken off as an
+    # echo): it is asked once more, in so many words, before the turn fails.
+    for attempt in range(2 if job.compact else 1):
+        try:
+            completion = aio.run(_stream_turn(relay, job.endpoint, messages,
+                                              restart=restart or attempt > 0))
+        except LLMError as exc:  # said to every viewer: the same words for either side
+            logger.warning("debate %s: %s failed: %s", step.debate_id, step, exc.user_message)
+            return StepResult(error=exc.blind_message,
+                              write=ended("failed", error=exc.blind_message))
+        parsed = (parse_compact(completion.text, prompt=prompt) if job.compact
+                  else parse_turn(completion.text))
+        speech, cut = cut_to_words(parsed.speech, job.word_limit)
+        if speech.strip():
+            break
+        messages = [*job.messages, {"role": "assistant", "content": completion.text},
+                    {"role": "user", "content": OWN_WORDS}]
     if not speech.strip():
         return StepResult(error=EMPTY_SPEECH, write=ended("failed", error=EMPTY_SPEECH))
     leak = (leaked_identity([*job.heard, completion.text], job.debaters) or "")[:100]

@@ -19,8 +19,11 @@ from debates.tests.debate_support import library
 
 pytestmark = [pytest.mark.local_model, pytest.mark.django_db(transaction=True)]
 
+# What the prompt said that a small model copied: its labels, its request, list numbers, and
+# "The motion:" as a label at the start (within a sentence, "I oppose the motion: ..." is
+# the speech's own).
 ECHOES = re.compile(r"\[round|your opponent \((?:pro|con)\)|now write your|<speech>|"
-                    r"^\s*\d+\.|the motion:", re.IGNORECASE | re.MULTILINE)
+                    r"^\s*\d+\.|^\s*the motion:", re.IGNORECASE | re.MULTILINE)
 
 
 @pytest.fixture

@@ -115,6 +115,8 @@ class TestCompactTurn:
         ("I will argue three points: cars are useful.", "I will argue three points: cars are "
                                                         "useful."),
         ('He said "no" to cars.', 'He said "no" to cars.'),
+        ("The motion: The first reason is health.", "The first reason is health."),
+        ("The motion is flawed: cars help.", "The motion is flawed: cars help."),
     ])
     def test_the_reply_is_one_paragraph_without_what_was_echoed_or_repeated(self, reply, speech):
         prompt = ["Open the debate: give two reasons for the motion.",

@@ -2,6 +2,8 @@
 (:class:`testkit.steps.StepSends`), against the fake provider and the local evidence
 store; pausing and cancelling a debate under way use a real Celery worker."""
 
+from dataclasses import replace
+
 import pytest
 
 from arena.errors import RuleError
@@ -17,6 +19,8 @@ from debates.models import (
     StepKind,
 )
 from debates.selectors import debate_view
+from debates.speeches import parse_compact
+from debates.steps import EMPTY_SPEECH, OWN_WORDS, turn_load, turn_work
 from debates.tests.debate_support import (
     EXTRACT_MARK,
     FALSE_CLAIM,
@@ -396,3 +400,38 @@ class TestIdentityLeaks:
         debate.refresh_from_db()
         assert debate.crowd_outcome and not _counted("crowd_outcome").filter(
             pk=debate.pk).exists()
+
+
+class TestSmallModelTurn:
+    """An embedded small model's compact turn can be nothing but what it was told, taken off
+    whole as an echo: the debate failed on "an empty speech". It is asked once more."""
+
+    def turn_job(self, setup):
+        debate = finished(setup, start(setup, rounds=1))
+        step = DebateStep.objects.get(debate=debate, kind="turn", round=1, position="pro")
+        return replace(turn_load(step, debate), compact=True)
+
+    @staticmethod
+    def echo(job) -> str:
+        """The request's last line, word for word: all of it an echo."""
+        told = job.messages[-1]["content"].strip().splitlines()[-1]
+        assert parse_compact(told, prompt=[m["content"] for m in job.messages]).speech == ""
+        return told
+
+    def test_a_reply_that_only_repeats_its_request_is_asked_for_once_more(self, debate_setup,
+                                                                          fake_openai):
+        job = self.turn_job(debate_setup)
+        replies = iter([self.echo(job), "Cars make towns loud and slow."])
+        fake_openai.reply_text = lambda rec: next(replies)
+        before = len(fake_openai.chat_requests)
+        assert turn_work(job).error == ""
+        asked = fake_openai.chat_requests[before:]
+        assert len(asked) == 2 and asked[1].messages[-1]["content"] == OWN_WORDS
+
+    def test_twice_nothing_of_its_own_fails_the_turn_saying_so(self, debate_setup, fake_openai):
+        job = self.turn_job(debate_setup)
+        told = self.echo(job)
+        fake_openai.reply_text = lambda rec: told
+        before = len(fake_openai.chat_requests)
+        assert turn_work(job).error == EMPTY_SPEECH
+        assert len(fake_openai.chat_requests) - before == 2
