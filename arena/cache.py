@@ -7,17 +7,43 @@ garbage collector. Here the pools live at module level, keyed by server and opti
 request of the process borrows a connection that is already open. The client in front of each
 pool is kept too (Django built one per cache call; building it costs more than a ``SET``).
 redis-py's pool and client are thread safe, and the pool starts afresh in a forked child.
+
+A Redis that stops answering (paused, or a network that drops packets) costs one call its
+socket timeout; for the next ``SKIP_SECONDS`` every call of the process fails at once instead
+of waiting too. The callers treat the cache as an optimisation, so a page that reads many
+keys answers in about a second, not a second per key. A Redis that refuses connections fails
+each call at once anyway, and is used again the moment it is back.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
+import time
 
 import redis
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 _clients: dict[tuple[str, str], redis.Redis] = {}
 _clients_lock = threading.Lock()
+SKIP_SECONDS = 5.0
+_skip_until = 0.0
+UNREACHABLE = "Redis did not answer a moment ago; the cache is skipped for a few seconds"
+
+
+def _skipping(method):
+    """The cache call, or a fast ConnectionError while Redis is known not to answer."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        global _skip_until
+        if time.monotonic() < _skip_until:
+            raise redis.ConnectionError(UNREACHABLE)
+        try:
+            return method(self, *args, **kwargs)
+        except redis.TimeoutError:  # a refused connection fails at once: nothing to skip
+            _skip_until = time.monotonic() + SKIP_SECONDS
+            raise
+    return call
 
 
 class SharedPoolClient(RedisCacheClient):
@@ -41,3 +67,12 @@ class SharedPoolRedisCache(RedisCache):
     def __init__(self, server, params) -> None:
         super().__init__(server, params)
         self._class = SharedPoolClient
+
+    add = _skipping(RedisCache.add)
+    get = _skipping(RedisCache.get)
+    set = _skipping(RedisCache.set)
+    delete = _skipping(RedisCache.delete)
+    get_many = _skipping(RedisCache.get_many)
+    set_many = _skipping(RedisCache.set_many)
+    incr = _skipping(RedisCache.incr)
+    touch = _skipping(RedisCache.touch)

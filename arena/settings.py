@@ -295,6 +295,9 @@ CACHES = {
         "BACKEND": "arena.cache.SharedPoolRedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": env_str("CACHE_PREFIX", "arena"),
+        # A stalled Redis (paused, or a network that drops packets) costs a call a second,
+        # not the whole stall: without these, reading pages hung as long as Redis did.
+        "OPTIONS": {"socket_timeout": 1.0, "socket_connect_timeout": 1.0},
     }
 }
 SESSION_ENGINE = "arena.sessions"

@@ -4,9 +4,15 @@ never the 500 page) while it is down, and works again as soon as it is back."""
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
+import redis
+from django.core.cache import cache
 from django.test import Client
 
+import arena.cache
 import arena.ratelimit
 from arena.embedded_redis import start_embedded_redis, stop_embedded_redis
 from arena.ratelimit import CANNOT_COUNT
@@ -26,6 +32,7 @@ def private_redis(tmp_path, settings, monkeypatch):
     settings.REDIS_URL = url
     settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": url}}
     monkeypatch.setattr(arena.ratelimit, "_limiter", None)  # the limits' store: this Redis
+    monkeypatch.setattr(arena.cache, "_skip_until", 0.0)  # and no other test's skipping
     state = {"process": process}
     yield socket, state
     stop_embedded_redis(state["process"], socket)
@@ -83,6 +90,35 @@ def test_redis_down_reads_go_on_uncounted_and_a_page_form_says_why_it_took_nothi
     assert page.status_code == 503 and page["Retry-After"] == "10"
     assert "nothing was changed" in page.content.decode()
     assert not Battle.objects.exists()
+
+
+@pytest.mark.parametrize("page", ["/", "/battle/", "/debates/", "/panel/", "/voice/",
+                                  "/leaderboard/", "/api/models"])
+def test_redis_stalled_a_reading_page_still_answers(private_redis, two_models, page):
+    """Redis paused (SIGSTOP, as a stalled server or a network that drops packets): every
+    call to it waited without end, and the reading pages hung as long as it did. Each call
+    now gives up after a second; the page answers while Redis is still paused."""
+    socket, state = private_redis
+    os.kill(state["process"].pid, signal.SIGSTOP)
+    try:
+        assert Client().get(page).status_code == 200
+    finally:
+        os.kill(state["process"].pid, signal.SIGCONT)
+
+
+def test_redis_stalled_one_call_waits_its_timeout_and_the_next_ones_skip_it(private_redis):
+    socket, state = private_redis
+    os.kill(state["process"].pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(redis.TimeoutError):
+            cache.get("anything")
+        with pytest.raises(redis.ConnectionError, match="skipped for a few seconds"):
+            cache.get("anything")  # at once: Redis is not asked again
+    finally:
+        os.kill(state["process"].pid, signal.SIGCONT)
+    arena.cache._skip_until = 0.0  # the skip ends (after SKIP_SECONDS): Redis is asked again
+    cache.set("anything", 1)
+    assert cache.get("anything") == 1
 
 
 @pytest.mark.django_db(transaction=True)
