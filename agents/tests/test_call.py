@@ -57,16 +57,8 @@ def _run_stages(battle_id) -> list[str]:
 
 async def test_a_spoken_call_is_heard_answered_recorded_and_measured(fake_openai):
     key, battle = await database_sync_to_async(_setup)(fake_openai)
-    client = communicator(battle.pk, "a", key)
-    connected, _ = await client.connect()
-    assert connected
-    heard = Heard()
-    await listen_until(client, heard, lambda h: h.of("started"))
-    microphone = Microphone(client)
-    microphone.start()
     # The greeting is spoken first; then the caller speaks their line.
-    await listen_until(client, heard, lambda h: any(
-        e.get("state") == "listening" for e in h.of("status")))
+    client, heard, microphone = await _listening(battle, key)
     greeting_frames = heard.audio_frames
     assert greeting_frames > 50  # > 1 s of the scenario's first message
     microphone.say(speech(CALLER_LINE))
@@ -142,6 +134,16 @@ async def _call(battle, key, label="a"):
     await listen_until(client, heard, lambda h: h.of("started") or h.of("session_end")
                        or h.of("error"))
     return client, heard
+
+
+async def _listening(battle, key):
+    """A call whose agent has said its greeting and listens, the caller's microphone on."""
+    client, heard = await _call(battle, key)
+    microphone = Microphone(client)
+    microphone.start()
+    await listen_until(client, heard, lambda h: any(
+        e.get("state") == "listening" for e in h.of("status")))
+    return client, heard, microphone
 
 
 async def _say_until_the_call_ends(battle, key) -> Heard:
@@ -285,15 +287,7 @@ async def test_a_pause_inside_the_callers_turn_loses_none_of_it(fake_openai):
     from agents.speech.audio import silence
 
     key, battle = await database_sync_to_async(_setup)(fake_openai)
-    client = communicator(battle.pk, "a", key)
-    connected, _ = await client.connect()
-    assert connected
-    heard = Heard()
-    await listen_until(client, heard, lambda h: h.of("started"))
-    microphone = Microphone(client)
-    microphone.start()
-    await listen_until(client, heard, lambda h: any(
-        e.get("state") == "listening" for e in h.of("status")))
+    client, heard, microphone = await _listening(battle, key)
     # 400 ms of quiet inside the turn: past the guess (200 ms), short of its end (600 ms).
     microphone.say(speech("I would like a haircut.") + silence(400)
                    + speech("My name is John Smith."))
