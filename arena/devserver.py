@@ -1,8 +1,10 @@
 """The run command's supervisor: everything the arena needs, in one terminal.
 
 ``python -m arena.devserver`` starts the embedded Redis (unless ``REDIS_URL``), migrates,
-loads the fixtures, starts daphne on 127.0.0.1:$PORT (8000) and says where once it answers,
-then the local models (unless ``ARENA_LOCAL_MODELS=0``), the Celery workers and beat. A
+loads the fixtures, then starts at once daphne on 127.0.0.1:$PORT (8000), the local models
+(unless ``ARENA_LOCAL_MODELS=0``), the Celery workers and beat, and says where the arena is
+once it is ready: the web answers, a worker beats and the local models have settled
+(:class:`ReadyWatch`; the log says when each part got ready). A
 process that crashes is started again with backoff (and the log says so); the rest keep
 running. Ctrl-C (or SIGTERM) stops every process it started, in reverse order, leaving none
 behind.
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import django
+import redis
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connections
@@ -31,6 +34,7 @@ from django.db import connections
 from arena.embedded_redis import start_embedded_redis
 from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
 from arena.local_models.specs import clear_instance
+from arena.readiness import local_models_state, workers_alive
 from arena.webserver import daphne_shared_command, web_answers, web_socket, worker_command
 
 logger = logging.getLogger("arena.devserver")
@@ -43,6 +47,9 @@ STOP_GRACE_SECONDS = 10.0
 RESTART_FIRST_DELAY = 1.0
 RESTART_MAX_DELAY = 60.0
 RESTART_RESET_SECONDS = 60.0
+# The address waits this long at most for the workers and the local models (a model that
+# never loads must not keep the arena from being used).
+READY_PATIENCE_SECONDS = 180.0
 
 
 @dataclass
@@ -186,6 +193,50 @@ def _web_socket(port: str | None) -> socket.socket:
         return web_socket("127.0.0.1", 0)
 
 
+class ReadyWatch:
+    """Whether the arena is ready (:func:`wait_until`'s test): the web answers, a worker
+    beats, the local models have settled. Logs each part as it gets ready, with the seconds
+    since the watch began; past ``patience`` seconds it gives up waiting on the workers and
+    the local models, and the address comes with what is still starting."""
+
+    def __init__(self, port: int, patience: float = READY_PATIENCE_SECONDS) -> None:
+        self.port, self.patience = port, patience
+        self.began = time.monotonic()
+        self.ready_after: dict[str, float] = {}
+        self.parts: dict[str, Callable[[], bool]] = {
+            "the web": lambda: web_answers(port),
+            "a worker": _a_worker_beats,
+        }
+        if settings.ARENA_LOCAL_MODELS:
+            self.parts["the local models"] = lambda: local_models_state() != "starting"
+
+    def ready(self) -> bool:
+        elapsed = time.monotonic() - self.began
+        for name, check in self.parts.items():
+            if name not in self.ready_after and check():
+                self.ready_after[name] = elapsed
+                logger.info("%s ready after %.1f s", name, elapsed)
+        if len(self.ready_after) == len(self.parts):
+            return True
+        # The address is no use before the web answers; past patience it comes without the
+        # rest, which /healthz/ready and the log go on naming.
+        return "the web" in self.ready_after and elapsed > self.patience
+
+    def summary(self) -> str:
+        waiting = [name for name in self.parts if name not in self.ready_after]
+        if waiting:
+            return (f"; still starting after {self.patience:.0f} s: {', '.join(waiting)} "
+                    "(a battle sent meanwhile waits for them; see /healthz/ready)")
+        return f"; ready in {max(self.ready_after.values()):.1f} s"
+
+
+def _a_worker_beats() -> bool:
+    try:
+        return workers_alive() > 0
+    except redis.RedisError:
+        return False
+
+
 def _prepare_database() -> None:
     """Migrate and load the fixtures in this process, which has Django set up already (a
     ``manage.py`` process for each took a start of Django twice: about 15 s here)."""
@@ -229,15 +280,11 @@ def main() -> int:
         if settings.EMBEDDED_REDIS:
             supervisor.adopt("redis", lambda: start_embedded_redis(settings.EMBEDDED_REDIS_SOCKET))
         _prepare_database()
-        # The web side first, and the address only once it answers: started together, the
-        # processes share two cores loading Python and the models, and daphne served its
-        # first page a minute after the address was printed.
+        # Everything at once: the address waits for all of it anyway, and the processes
+        # load Python and the models side by side (the log says when each is ready).
         for index in range(settings.ARENA_WEB_PROCESSES):
             supervisor.spawn(f"daphne {index + 1}", daphne_shared_command(listener),
                              pass_fds=(listener.fileno(),))
-        if not supervisor.wait_until(lambda: web_answers(port)):
-            return 0  # asked to stop meanwhile
-        logger.info("The arena is running at http://127.0.0.1:%s/ (Ctrl-C stops everything)", port)
         if settings.ARENA_LOCAL_MODELS:
             # Its model servers are stopped together and each may take STOP_TIMEOUT
             # (LocalModelFleet.stop) before it is killed; the fleet needs a little more.
@@ -252,6 +299,11 @@ def main() -> int:
             [*celery, "beat", "--loglevel", "INFO",
              "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")],
         )
+        watch = ReadyWatch(port)
+        if not supervisor.wait_until(watch.ready):
+            return 0  # asked to stop meanwhile
+        logger.info("The arena is running at http://127.0.0.1:%s/ (Ctrl-C stops everything)%s",
+                    port, watch.summary())
         code = supervisor.watch()
     except Exception as exc:
         logger.error("could not start the arena: %s", exc)

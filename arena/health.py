@@ -1,9 +1,12 @@
-"""Health checks for /healthz.
+"""Health checks for /healthz: live, ready, and the parts' states.
 
-Everyone (a load balancer every few seconds) gets the fast answer: can this process reach its
-database and Redis, one round trip each. Staff, or a caller with ``ARENA_HEALTH_TOKEN``, get
-the detailed one: the Celery workers (a broadcast ping that waits a second for replies) and
-every model with why it cannot answer, which names the key variables it lacks."""
+``/healthz/live`` answers whenever the process does. ``/healthz/ready`` answers 200 when the
+arena can do the work now (:func:`ready_report`: database, Redis, a worker's heartbeat, the
+local models started) and 503 naming what it waits for. ``/healthz``: everyone (a load
+balancer every few seconds) gets the fast answer: can this process reach its database and
+Redis, one round trip each. Staff, or a caller with ``ARENA_HEALTH_TOKEN``, get the detailed
+one: the Celery workers (how many beat in the last few seconds) and every model
+with why it cannot answer, which names the key variables it lacks."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest
 
-from arena.celery import app
+from arena.readiness import local_models_state, workers_alive
 from arena.selectors import model_list_with_availability
 
 
@@ -38,11 +41,12 @@ def check_redis() -> dict:
 
 
 def check_worker() -> dict:
+    """How many workers beat in the last few seconds (:mod:`arena.readiness`)."""
     try:
-        replies = app.control.ping(timeout=1.0)
-    except Exception as exc:
+        alive = workers_alive()
+    except redis.RedisError as exc:
         return {"ok": False, "workers": 0, "error": type(exc).__name__}
-    return {"ok": bool(replies), "workers": len(replies)}
+    return {"ok": alive > 0, "workers": alive}
 
 
 def check_models() -> dict:
@@ -79,3 +83,27 @@ def health_report(*, detailed: bool = False) -> dict:
         report = {name: {"ok": part["ok"]} for name, part in report.items()}
     report["ok"] = all(part["ok"] for part in report.values())
     return report
+
+
+# What each part is called when the page or the run command says what it waits for.
+STARTING_NAMES = {
+    "database": "the database",
+    "redis": "Redis (the queue)",
+    "workers": "the workers that run the models",
+    "local_models": "the local models",
+}
+WAITING_FOR = ("The arena is waiting for {parts} to be ready; a battle or debate you start now "
+               "starts as soon as they are.")
+
+
+def ready_report() -> dict:
+    """``{"ok", "parts": {name: {"ok", ...}}, "starting": [names], "detail"}``: whether a
+    battle sent now is answered at warm speed, and if not, what it waits for."""
+    parts = {"database": check_database(), "redis": check_redis()}
+    parts["workers"] = check_worker() if parts["redis"]["ok"] else {"ok": False, "workers": 0}
+    state = local_models_state()
+    parts["local_models"] = {"ok": state != "starting", "state": state}
+    starting = [name for name, part in parts.items() if not part["ok"]]
+    detail = (WAITING_FOR.format(parts=", ".join(STARTING_NAMES[name] for name in starting))
+              if starting else "The arena is ready.")
+    return {"ok": not starting, "parts": parts, "starting": starting, "detail": detail}

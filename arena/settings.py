@@ -312,7 +312,7 @@ CSRF_FAILURE_VIEW = "arena.views.csrf_failure"
 # told to come back over HTTPS only. Behind a proxy that ends TLS, ARENA_PROXY_SSL_HEADER
 # names its header (e.g. X-Forwarded-Proto); ARENA_SSL_REDIRECT=0 when the proxy redirects.
 SECURE_SSL_REDIRECT = env_bool("ARENA_SSL_REDIRECT", ARENA_ENV == "production")
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
+SECURE_REDIRECT_EXEMPT = [r"^healthz(/live|/ready)?$"]  # load balancers probe over plain HTTP
 SECURE_HSTS_SECONDS = env_int("ARENA_HSTS_SECONDS",
                               31_536_000 if ARENA_ENV == "production" else 0, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("ARENA_HSTS_INCLUDE_SUBDOMAINS", True)

@@ -12,6 +12,8 @@ coming_soon = TemplateView.as_view(template_name="arena/coming_soon.html")
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("healthz/live", views.healthz_live, name="healthz-live"),
+    path("healthz/ready", views.healthz_ready, name="healthz-ready"),
     path("csp-report", views.csp_report, name="csp-report"),
     # For clients that ask for /favicon.ico without reading the page's <link rel="icon">.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),

@@ -17,7 +17,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from arena.errors import RuleError, wants_json
-from arena.health import health_report, may_see_details
+from arena.health import health_report, may_see_details, ready_report
 from arena.modes import Figure, home_figures, modes
 from arena.ratelimit import visitor_limit
 from arena.selectors import model_list_available
@@ -40,6 +40,20 @@ def healthz(request: HttpRequest) -> JsonResponse:
     report = health_report(detailed=may_see_details(request))
     essential = report["database"]["ok"] and report["redis"]["ok"]
     return JsonResponse(report, status=200 if essential else 503)
+
+
+def healthz_live(request: HttpRequest) -> JsonResponse:  # noqa: ARG001
+    """200 whenever this process answers: it touches nothing else."""
+    return JsonResponse({"ok": True})
+
+
+def healthz_ready(request: HttpRequest) -> JsonResponse:  # noqa: ARG001
+    """200 when a battle sent now is answered at warm speed; else 503, saying what the arena
+    waits for. Only the parts' states: no names, versions or errors."""
+    report = ready_report()
+    body = {"ok": report["ok"], "starting": report["starting"], "detail": report["detail"],
+            **{name: {"ok": part["ok"]} for name, part in report["parts"].items()}}
+    return JsonResponse(body, status=200 if report["ok"] else 503)
 
 
 def bad_request(request: HttpRequest, exception=None):

@@ -12,11 +12,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import redis
 from django.conf import settings
 from django.core.management.base import CommandError
 from django.urls import get_resolver
 
-from arena.celery import app
+from arena.readiness import worker_beats, workers_alive
 
 # Twisted listens with a queue of 50 by default: in a burst of new connections the kernel
 # drops the rest, and each dropped client waits a whole second before TCP tries again.
@@ -47,12 +48,12 @@ def web_socket(host: str, port: int) -> socket.socket:
 
 
 def web_answers(port: int, host: str = "127.0.0.1", timeout: float = 1.0) -> bool:
-    """Whether a web server on ``host:port`` answers now: ``GET /healthz`` gets a status line
+    """Whether a web server on ``host:port`` answers now: ``GET /healthz/live`` gets a status line
     within ``timeout``. A port bound by :func:`web_socket` accepts connections before any
     daphne serves it (they wait in its queue), so connecting alone proves nothing."""
     try:
         with socket.create_connection((host, port), timeout=timeout) as probe:
-            probe.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+            probe.sendall(b"GET /healthz/live HTTP/1.0\r\n\r\n")
             return probe.recv(12).startswith(b"HTTP/1.")
     except OSError:
         return False
@@ -106,21 +107,21 @@ def worker_command(index: int = 0, *, queue: str | None = None, loglevel: str = 
 
 
 WORKER_START_SECONDS = 60
-PING_SECONDS = 3.0
 
 
 @contextmanager
 def command_worker(say: Callable[[str], object], prefix: str, *,
                    always: bool = False) -> Iterator[None]:
     """For a management command that runs mode work (a panel, debates): start a Celery
-    worker process for as long as the block runs, unless a worker already answers a ping
-    (``always``: start one anyway). ``say`` tells the person what happens."""
+    worker process for as long as the block runs, unless a worker of this arena beats
+    (:mod:`arena.readiness`; ``always``: start one anyway). ``say`` tells the person what
+    happens."""
     try:
-        replies = [] if always else app.control.ping(timeout=PING_SECONDS, limit=1)
-    except Exception as exc:  # the broker itself is down
+        running = not always and workers_alive() > 0
+    except redis.RedisError as exc:  # Redis itself is down
         raise CommandError(f"Redis is not reachable ({exc}); start the arena "
                            "(python3 dev.py run) or set REDIS_URL.") from None
-    if replies:
+    if running:
         yield
         return
     say("[dim]Starting a Celery worker for this command.[/dim]")
@@ -131,10 +132,11 @@ def command_worker(say: Callable[[str], object], prefix: str, *,
     )
     try:
         deadline = time.monotonic() + WORKER_START_SECONDS
-        while not _answers(app, name):
+        while not _beats(name):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise CommandError("Could not start a Celery worker; start the arena "
                                    "(python3 dev.py run) and try again.")
+            time.sleep(0.25)
         yield
     finally:
         process.terminate()  # a warm shutdown: tasks still running are finished first
@@ -145,8 +147,8 @@ def command_worker(say: Callable[[str], object], prefix: str, *,
             process.wait()
 
 
-def _answers(app, name: str) -> bool:
+def _beats(name: str) -> bool:
     try:
-        return bool(app.control.ping(destination=[name], timeout=0.5, limit=1))
-    except Exception:  # not reachable yet
+        return worker_beats(name)
+    except redis.RedisError:  # not reachable yet
         return False

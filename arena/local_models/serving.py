@@ -369,6 +369,8 @@ def serve(keys: Sequence[str] | None = None, *, stop: threading.Event | None = N
     fleet = LocalModelFleet(keys, ports=ports, token=token)
     try:
         fleet.start(stop=stop)
+        # Every model is ready or given up on: the arena may say it is ready.
+        write_instance({"pid": os.getpid(), "token": token, "ports": ports, "settled": True})
         if not fleet.running and not stop.is_set():
             logger.warning("no local model is being served; idling until stopped")
         while not stop.wait(1.0):

@@ -41,6 +41,7 @@ class Arena:
                 [sys.executable, "-m", "arena.devserver"], cwd=settings.BASE_DIR, env=env,
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.url = ""
+        self.ready_when_announced: int | None = None
 
     def wait_ready(self, timeout: float = 300) -> dict:
         deadline = time.monotonic() + timeout
@@ -48,7 +49,10 @@ class Arena:
             assert self.process.poll() is None, self.log.read_text()[-3000:]
             found = RUNNING_AT.search(self.log.read_text())
             if found:
-                self.url = found.group(1)
+                if not self.url:  # first seen: ready means ready
+                    self.url = found.group(1)
+                    self.ready_when_announced = httpx.get(f"{self.url}/healthz/ready",
+                                                          timeout=5).status_code
                 try:
                     health = httpx.get(f"{self.url}/healthz", timeout=5, headers={
                         "Authorization": f"Bearer {HEALTH_TOKEN}"}).json()
@@ -111,13 +115,13 @@ def test_two_arenas_run_side_by_side(tmp_path):
     arenas = [first]
     try:
         first_health = first.wait_ready()
-        # The web side starts first and the address is printed once it answers (a probe of
-        # /healthz): only then do the models and workers start.
+        # The address comes once the arena is ready: the web answers, a worker beats and the
+        # local models have settled, each logged as it got there.
         log = first.log.read_text()
         running = log.index("The arena is running at")
-        assert log.index("started daphne 2") < running
-        assert running < log.index("started local models")
-        assert running < log.index("started celery worker 1")
+        for part in ("the web", "a worker", "the local models"):
+            assert log.index(f"{part} ready after") < running
+        assert first.ready_when_announced == 200
         second = Arena(tmp_path / "second")
         arenas.append(second)
         second_health = second.wait_ready()

@@ -1,0 +1,135 @@
+"""What readiness is made of: the workers' heartbeat and the local models' start.
+
+A process is *live* when it answers at all. The arena is *ready* when a battle sent now is
+answered at warm speed: its database and Redis answer, a Celery worker has loaded what a
+task needs and is consuming the queue, and (with ``ARENA_LOCAL_MODELS`` on) the local model
+servers have finished starting. :func:`arena.health.ready_report` puts the parts together;
+the run command prints its address only when it is ok, and ``/healthz/ready`` says the same
+to a load balancer or a person, naming what is still starting.
+
+Workers are seen through a heartbeat rather than a broadcast ping: each worker process, once
+ready, writes its name and the time into a Redis sorted set every ``HEARTBEAT_SECONDS``, and
+readiness counts the names written in the last ``FRESH_SECONDS``. A ping needs a reply from
+the worker through the broker, with a producer pool that can hang on a broker gone away; the
+heartbeat is one ``ZADD`` with a timeout, read with one ``ZCOUNT``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import redis
+from django.conf import settings
+
+from arena.local_models.specs import read_instance
+
+logger = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 2.0
+FRESH_SECONDS = 3 * HEARTBEAT_SECONDS
+FORGET_SECONDS = 60.0  # a worker silent this long is removed from the set
+
+_clients: dict[str, redis.Redis] = {}
+_clients_lock = threading.Lock()
+
+
+def _redis() -> redis.Redis:
+    """One client per Redis address, with short timeouts: a stalled Redis costs a check a
+    second, not the stall."""
+    url = settings.REDIS_URL
+    client = _clients.get(url)
+    if client is None:
+        with _clients_lock:
+            client = _clients.get(url)
+            if client is None:
+                client = _clients[url] = redis.Redis.from_url(
+                    url, socket_timeout=1, socket_connect_timeout=1)
+    return client
+
+
+def workers_key() -> str:
+    """The sorted set of this arena's workers (its cache prefix and queue: a second arena or
+    a test run on the same Redis has its own)."""
+    prefix = settings.CACHES["default"]["KEY_PREFIX"]
+    return f"{prefix}:workers:{settings.CELERY_TASK_DEFAULT_QUEUE}"
+
+
+def worker_beat(name: str, *, now: float | None = None) -> None:
+    """Say that worker ``name`` is alive and consuming now."""
+    now = time.time() if now is None else now
+    key = workers_key()
+    pipe = _redis().pipeline()
+    pipe.zadd(key, {name: now})
+    pipe.zremrangebyscore(key, "-inf", now - FORGET_SECONDS)
+    pipe.expire(key, int(FORGET_SECONDS))
+    pipe.execute()
+
+
+def worker_gone(name: str) -> None:
+    """A worker that stops says so, so that readiness does not count it for FRESH_SECONDS."""
+    try:
+        _redis().zrem(workers_key(), name)
+    except redis.RedisError:
+        logger.info("could not remove worker %s from the heartbeat set", name)
+
+
+def workers_alive(*, now: float | None = None) -> int:
+    """How many workers beat in the last FRESH_SECONDS (raises redis.RedisError)."""
+    now = time.time() if now is None else now
+    return _redis().zcount(workers_key(), now - FRESH_SECONDS, "+inf")
+
+
+def worker_beats(name: str, *, now: float | None = None) -> bool:
+    """Whether worker ``name`` beat in the last FRESH_SECONDS (raises redis.RedisError)."""
+    now = time.time() if now is None else now
+    score = _redis().zscore(workers_key(), name)
+    return score is not None and score >= now - FRESH_SECONDS
+
+
+class WorkerHeartbeat:
+    """A daemon thread that beats for one worker until stopped. Redis errors are logged
+    once per outage and the beats go on: a worker outlives a Redis restart."""
+
+    def __init__(self, name: str, interval: float = HEARTBEAT_SECONDS) -> None:
+        self.name, self.interval = name, interval
+        self.failures = 0  # beats that Redis did not take
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="arena-worker-heartbeat",
+                                        daemon=True)
+
+    def start(self) -> WorkerHeartbeat:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.interval + 2)
+        worker_gone(self.name)
+
+    def _run(self) -> None:
+        failing = False
+        while True:
+            try:
+                worker_beat(self.name)
+                if failing:
+                    logger.info("worker heartbeat: Redis answers again")
+                failing = False
+            except redis.RedisError as exc:
+                self.failures += 1
+                if not failing:
+                    logger.warning("worker heartbeat: Redis does not answer (%s); retrying",
+                                   type(exc).__name__)
+                failing = True
+            if self._stop.wait(self.interval):
+                return
+
+
+def local_models_state() -> str:
+    """"off" (not used), "starting" (their servers are loading) or "settled" (each one
+    ready, or given up on with its reason logged)."""
+    if not settings.ARENA_LOCAL_MODELS:
+        return "off"
+    record = read_instance()
+    return "settled" if record and record.get("settled") else "starting"
