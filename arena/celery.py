@@ -1,8 +1,10 @@
 """The Celery application: Redis broker and results, tasks found in every app."""
 
 import os
+from importlib import import_module
 
 from celery import Celery, signals
+from django.utils.module_loading import module_has_submodule
 
 from arena.llm import load_client
 
@@ -16,10 +18,16 @@ _heartbeat = None
 
 @signals.worker_init.connect
 def load_what_tasks_call(**kwargs) -> None:
-    """A worker calls the models: it loads the provider SDKs (about 5 s of CPU here) before
-    it takes tasks, not in the first task's threads while answers wait. Web processes never
-    load them (arena.llm loads its client on first use)."""
+    """A worker calls the models: it loads the provider SDKs (about 5 s of CPU here) and
+    every app's steps (what its tasks run) before it takes tasks and says it is ready, not
+    in the first battle's threads while its answers wait. Web processes never load them
+    (arena.llm loads its client on first use; a tasks module loads its steps when it runs)."""
+    from django.apps import apps  # noqa: PLC0415 - the registry is ready once a worker starts
+
     load_client()
+    for config in apps.get_app_configs():
+        if module_has_submodule(config.module, "steps"):
+            import_module(f"{config.name}.steps")
 
 
 @signals.worker_ready.connect

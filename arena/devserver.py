@@ -35,6 +35,7 @@ from arena.embedded_redis import start_embedded_redis
 from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
 from arena.local_models.specs import clear_instance
 from arena.readiness import local_models_state, workers_alive
+from arena.selectors import model_list_available
 from arena.webserver import daphne_shared_command, web_answers, web_socket, worker_command
 
 logger = logging.getLogger("arena.devserver")
@@ -217,6 +218,12 @@ class ReadyWatch:
                 self.ready_after[name] = elapsed
                 logger.info("%s ready after %.1f s", name, elapsed)
         if len(self.ready_after) == len(self.parts):
+            # The first battle draws from the models that answer now: probed here, cached
+            # for every process, so that it does not wait for the probes.
+            available = len(model_list_available())
+            if available < 2:
+                logger.warning("%d model(s) answer: a battle needs two (python manage.py "
+                               "validate_models --ping says why each one does not)", available)
             return True
         # The address is no use before the web answers; past patience it comes without the
         # rest, which /healthz/ready and the log go on naming.

@@ -12,6 +12,7 @@ trusted proxy sets (e.g. ``X-Forwarded-For``; the last address in it is the one 
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import logging
 import math
@@ -19,6 +20,7 @@ import time
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 from limits import RateLimitItemPerHour, RateLimitItemPerMinute
 from limits.storage import RedisStorage
@@ -87,6 +89,25 @@ def client_address(request: HttpRequest) -> str | None:
     return ip
 
 
+@functools.cache
+def _networks(spec: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    try:
+        return tuple(ipaddress.ip_network(part.strip(), strict=False)
+                     for part in spec.split(",") if part.strip())
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"ARENA_RATE_LIMIT_RAISED_FOR: {exc}") from None
+
+
+def limit_multiplier(request: HttpRequest) -> int:
+    """How many times the usual limits this client gets: ARENA_RATE_LIMIT_RAISED_MULTIPLIER
+    for an address in ARENA_RATE_LIMIT_RAISED_FOR, else 1."""
+    spec = settings.ARENA_RATE_LIMIT_RAISED_FOR
+    ip = client_address(request) if spec else None
+    if ip and any(ipaddress.ip_address(ip) in network for network in _networks(spec)):
+        return settings.ARENA_RATE_LIMIT_RAISED_MULTIPLIER
+    return 1
+
+
 def _hit(item, *identifiers: str, fail_closed: bool) -> int | None:
     """Count one use; the seconds until the window resets when over the limit, else None.
     When the store does not answer: :class:`LimitsUnavailable` if ``fail_closed``, else
@@ -110,6 +131,7 @@ def visitor_limit(request: HttpRequest, *, action: str, limit: int,
     counted."""
     if limit <= 0:
         return
+    limit *= limit_multiplier(request)
     item = PERIODS[per]
     waits = [_hit(item(limit * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER),
                   action, "ip", client_ip(request), fail_closed=fail_closed)]

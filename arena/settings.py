@@ -380,6 +380,11 @@ LOGGING = {
 ARENA_WRITES_PER_MINUTE = env_int("ARENA_WRITES_PER_MINUTE", 60, minimum=0)
 # An IP may do this many times what one session may (raise it behind a shared NAT).
 ARENA_RATE_LIMIT_IP_MULTIPLIER = env_int("ARENA_RATE_LIMIT_IP_MULTIPLIER", 1, minimum=1)
+# Clients whose visitor limits are this many times higher: addresses or networks, comma-
+# separated (a load test from 127.0.0.2, a monitor), never the public; empty: nobody.
+ARENA_RATE_LIMIT_RAISED_FOR = env_str("ARENA_RATE_LIMIT_RAISED_FOR")
+ARENA_RATE_LIMIT_RAISED_MULTIPLIER = env_int("ARENA_RATE_LIMIT_RAISED_MULTIPLIER", 100,
+                                             minimum=1)
 # The header a trusted reverse proxy sets with the client address, e.g. X-Forwarded-For.
 ARENA_TRUSTED_PROXY_HEADER = env_str("ARENA_TRUSTED_PROXY_HEADER")
 # Model calls queued per provider and minute, over all visitors (0: no budget).

@@ -33,8 +33,11 @@ import json
 import os
 import re
 import secrets
+import shutil
+import socket
 import statistics
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -55,6 +58,7 @@ from benchmarks.stack import (  # noqa: E402 - after the path is set
     migrated_stack,
     percentile,
     prepare_environment,
+    start_run_command,
     start_web_process,
     start_worker_processes,
 )
@@ -123,7 +127,10 @@ def create_models(provider) -> list:
 # -- HTTP and websocket clients -------------------------------------------------------------------
 
 class Http:
-    """One visitor: keeps its cookies, like a browser."""
+    """One visitor: keeps its cookies, like a browser. ``SOURCE``: the address it connects
+    from (the load client's, whose limits the arena under the run command raises)."""
+
+    SOURCE: tuple[str, int] | None = None
 
     def __init__(self, port: int) -> None:
         self.port = port
@@ -131,7 +138,8 @@ class Http:
 
     def request(self, method: str, path: str, body: bytes | None = None,
                 headers: dict[str, str] | None = None, timeout: float = 300):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
+                                          source_address=self.SOURCE)
         try:
             # A write shows the API it comes from the site (arena.api_writes), as a page's would.
             all_headers = {"Origin": f"http://127.0.0.1:{self.port}", **(headers or {})}
@@ -461,7 +469,13 @@ def main() -> None:
                         help="Celery worker threads (default: the run command's)")
     parser.add_argument("--worker-processes", type=int, default=None,
                         help="Celery worker processes (default: the run command's)")
+    parser.add_argument("--run-command", action="store_true",
+                        help="drive the arena as the README's run command starts it, from the "
+                             "moment it prints its address (instead of a stack of its own)")
     args = parser.parse_args()
+    if args.run_command:
+        run_command_main(args)
+        return
 
     info = prepare_environment()
     with contextlib.ExitStack() as stack:
@@ -483,20 +497,88 @@ def main() -> None:
               f" {threads} threads, {describe(info)}, fake OpenAI-compatible provider")
         measure_wall_time(port, provider, args.t_ms, args.battles)
         measure_first_chunk(port, provider, args.battles)
-        targets = {20: 1.5, 100: 2.5}
-        for burst in (int(n) for n in args.bursts.split(",") if n.strip()):
-            runs = [measure_concurrent(port, provider, args.t_ms, burst)
-                    for _ in range(args.repeat)]
-            if len(runs) > 1:
-                # The first burst of a size also opens the workers' threads, database
-                # connections and provider connections; the rest find them open.
-                middle = statistics.median(runs[1:]) if len(runs) > 2 else runs[-1]
-                target = targets.get(burst)
-                print(f"(c) {burst} at once, {len(runs)} runs: " + ", ".join(
-                    f"{r:.2f} T" for r in runs) + f"; the first {runs[0]:.2f} T, the later "
-                    f"ones' median {middle:.2f} T" + (f" (target: within {target} T) -> "
-                    f"{'met' if middle <= target else 'MISSED'}" if target else ""))
+        measure_bursts(port, provider, args)
+
+
+def measure_bursts(port: int, provider, args) -> None:
+    targets = {20: 1.5, 100: 2.5}
+    for burst in (int(n) for n in args.bursts.split(",") if n.strip()):
+        runs = [measure_concurrent(port, provider, args.t_ms, burst)
+                for _ in range(args.repeat)]
+        if len(runs) > 1:
+            # The first burst of a size also opens the workers' threads, database
+            # connections and provider connections; the rest find them open.
+            middle = statistics.median(runs[1:]) if len(runs) > 2 else runs[-1]
+            target = targets.get(burst)
+            print(f"(c) {burst} at once, {len(runs)} runs: " + ", ".join(
+                f"{r:.2f} T" for r in runs) + f"; the first {runs[0]:.2f} T, the later "
+                f"ones' median {middle:.2f} T" + (f" (target: within {target} T) -> "
+                f"{'met' if middle <= target else 'MISSED'}" if target else ""))
+    sys.stdout.flush()
+
+
+# -- through the run command ----------------------------------------------------------------
+
+LOAD_CLIENT = "127.0.0.2"  # the limits the arena raises are this address's alone
+MODELS_FILE = """models:
+  - {{id: bench-alpha, name: Bench Alpha, model: alpha-api, kind: openai, provider: Bench,
+      base_url: "{url}", organization: Bench, license: proprietary, max_tokens: 256}}
+  - {{id: bench-beta, name: Bench Beta, model: beta-api, kind: openai, provider: Bench,
+      base_url: "{url}", organization: Bench, license: proprietary, max_tokens: 256}}
+"""
+
+
+def run_command_main(args) -> None:
+    """(0) a battle sent the moment the run command prints its address (target: within
+    1.5 T), then (a) and (c) against that arena. The arena is the run command's, unchanged
+    but for its models file (the fake provider's two models), its own folder and port, the
+    load client's raised visitor limits and no per-provider budget for the fake provider."""
+    var_dir = tempfile.mkdtemp(prefix="arena-bench-run-")
+    provider = make_provider()
+    t = args.t_ms / 1000
+    provider.total_time, provider.first_token_delay, provider.token_delay = t, 0, 0
+    models = Path(var_dir) / "models.yaml"
+    models.write_text(MODELS_FILE.format(url=provider.base_url))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("DATABASE_URL", "REDIS_URL", "CACHE_PREFIX", "CELERY_QUEUE")}
+    env.update(ARENA_VAR_DIR=var_dir, ARENA_MODELS_FILE=str(models), PORT=str(port),
+               ARENA_RATE_LIMIT_RAISED_FOR=f"{LOAD_CLIENT}/32",
+               ARENA_RATE_LIMIT_RAISED_MULTIPLIER="1000", ARENA_PROVIDER_CALLS_PER_MINUTE="0")
+    Http.SOURCE = (LOAD_CLIENT, 0)
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, var_dir, ignore_errors=True)
+        stack.callback(provider.stop)
+        port, announced = start_run_command(stack, env)
+        own = token()
+        started = time.monotonic()
+        status, body = Http(port).post_json("/api/battles", {"prompt": f"Echo {own}"})
+        wall = time.monotonic() - started
+        present, foreign = own_answers_ok(body or {}, own) if status == 200 else (False, False)
+        print(f"Run command: the address came {announced:.1f} s after the start; "
+              f"{describe_run_command(env)}")
+        print(f"(0) a battle sent the moment the address appeared: HTTP {status}, answers "
+              f"{'complete' if present and not foreign else 'WRONG'}, {wall:.2f} s = "
+              f"{wall / t:.2f} T (target: within 1.5 T) -> "
+              f"{'met' if status == 200 and wall <= 1.5 * t else 'MISSED'}")
         sys.stdout.flush()
+        os.environ.update(ARENA_VAR_DIR=var_dir, DJANGO_SETTINGS_MODULE="arena.settings")
+        import django
+
+        django.setup()  # the benchmark reads the arena's own database from here on
+        measure_wall_time(port, provider, args.t_ms, args.battles)
+        measure_bursts(port, provider, args)
+
+
+def describe_run_command(env: dict[str, str]) -> str:
+    cores = os.cpu_count() or 1
+    web = env.get("ARENA_WEB_PROCESSES", f"{cores} (one per core)")
+    workers = env.get("CELERY_WORKER_PROCESSES", f"{cores} (one per core)")
+    local = "off" if env.get("ARENA_LOCAL_MODELS") == "0" else "on"
+    return (f"daphne processes {web}, Celery worker processes {workers}, local models {local},"
+            " SQLite and the embedded Redis, the fake provider's two models")
 
 
 if __name__ == "__main__":

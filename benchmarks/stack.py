@@ -14,11 +14,15 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import secrets
 import shutil
+import signal
 import statistics
 import subprocess
+import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -82,6 +86,7 @@ def start_worker_processes(stack: contextlib.ExitStack, app, threads: int, count
     """The Celery workers as the run command starts them: processes of their own (threads
     pool), on this benchmark's queue, so they share no interpreter lock with the clients and
     the fake provider of this process."""
+    from arena.readiness import worker_beats
     from arena.webserver import worker_command
 
     queue = app.conf.task_default_queue
@@ -92,9 +97,10 @@ def start_worker_processes(stack: contextlib.ExitStack, app, threads: int, count
         STARTED[f"worker {index}"] = worker
         name = f"{queue}-{index}@{os.uname().nodename}"
         deadline = time.monotonic() + 60
-        while not app.control.ping(destination=[name], timeout=0.5):
+        while not worker_beats(name):
             if worker.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit("a Celery worker did not start")
+            time.sleep(0.1)
 
 
 
@@ -122,6 +128,61 @@ def start_web_process(stack: contextlib.ExitStack) -> int:
             raise SystemExit("daphne did not start")
         time.sleep(0.1)
     return port
+
+
+RUNNING_AT = re.compile(rb"The arena is running at http://127\.0\.0\.1:(\d+)/")
+STARTED_CHILD = re.compile(rb"started (.+?) (?:again )?\(pid (\d+)")
+
+
+def start_run_command(stack: contextlib.ExitStack, env: dict[str, str],
+                      timeout: float = 600) -> tuple[int, float]:
+    """The arena exactly as the README's run command starts it (``python -m arena.devserver``
+    with ``env``), stopped with Ctrl-C's signal when ``stack`` closes: its port and the
+    seconds from the start until it printed its address. Its children are recorded in
+    STARTED, by the names it logs, for the CPU figures."""
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-m", "arena.devserver"], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+
+    def stop() -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+    stack.callback(stop)
+    log = Path(env["ARENA_VAR_DIR"]) / "run.log"
+    with log.open("wb") as out:
+        while time.monotonic() - started < timeout:
+            line = process.stdout.readline()
+            if not line:
+                raise SystemExit(f"the run command exited: see {log}")
+            out.write(line)
+            if found := STARTED_CHILD.search(line):
+                STARTED[found.group(1).decode()] = _Pid(int(found.group(2)))
+            if found := RUNNING_AT.search(line):
+                announced = time.monotonic() - started
+                # Its output goes on being read, or the pipe fills and the arena blocks.
+                threading.Thread(target=_copy, args=(process.stdout, log), daemon=True).start()
+                return int(found.group(1)), announced
+    raise SystemExit(f"the run command printed no address within {timeout:.0f} s: see {log}")
+
+
+class _Pid:
+    """What :func:`cpu_seconds` needs of a process the run command started."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+
+def _copy(stream, path: Path) -> None:
+    with path.open("ab") as out:
+        for line in stream:
+            out.write(line)
 
 
 def stop_process(process: subprocess.Popen) -> None:

@@ -59,6 +59,18 @@ class TestRateLimits:
         assert post(Client(), "/api/battles", {"prompt": "hi"},
                     HTTP_X_FORWARDED_FOR="10.0.0.1, 203.0.113.8").status_code == 504
 
+    def test_a_client_named_for_raised_limits_gets_more_and_only_it(
+            self, two_models, quick_api):
+        quick_api.ARENA_BATTLES_PER_MINUTE = 1
+        quick_api.ARENA_RATE_LIMIT_RAISED_FOR = "127.0.0.2/32, 2001:db8::/64"
+        quick_api.ARENA_RATE_LIMIT_RAISED_MULTIPLIER = 3
+        load = [post(Client(REMOTE_ADDR="127.0.0.2"), "/api/battles", {"prompt": "hi"})
+                .status_code for _ in range(4)]
+        assert load == [504] * 3 + [429]
+        public = [post(Client(REMOTE_ADDR="127.0.0.3"), "/api/battles", {"prompt": "hi"})
+                  .status_code for _ in range(2)]
+        assert public == [504, 429]
+
     def test_every_write_endpoint_and_form_is_limited(self, two_models, quick_api):
         quick_api.ARENA_WRITES_PER_MINUTE = 1
         quick_api.ARENA_PANELS_PER_MINUTE = 1
