@@ -35,7 +35,6 @@ from arena.embedded_redis import start_embedded_redis
 from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
 from arena.local_models.specs import clear_instance
 from arena.readiness import local_models_state, workers_alive
-from arena.selectors import model_list_available
 from arena.webserver import daphne_shared_command, web_answers, web_socket, worker_command
 
 logger = logging.getLogger("arena.devserver")
@@ -220,6 +219,8 @@ class ReadyWatch:
         if len(self.ready_after) == len(self.parts):
             # The first battle draws from the models that answer now: probed here, cached
             # for every process, so that it does not wait for the probes.
+            from arena.selectors import model_list_available  # noqa: PLC0415 - after setup
+
             available = len(model_list_available())
             if available < 2:
                 logger.warning("%d model(s) answer: a battle needs two (python manage.py "

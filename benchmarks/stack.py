@@ -160,7 +160,8 @@ def start_run_command(stack: contextlib.ExitStack, env: dict[str, str],
         while time.monotonic() - started < timeout:
             line = process.stdout.readline()
             if not line:
-                raise SystemExit(f"the run command exited: see {log}")
+                out.flush()
+                raise SystemExit("the run command exited:\n" + log.read_text()[-3000:])
             out.write(line)
             if found := STARTED_CHILD.search(line):
                 STARTED[found.group(1).decode()] = _Pid(int(found.group(2)))
