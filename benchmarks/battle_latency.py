@@ -55,12 +55,14 @@ from benchmarks.stack import (  # noqa: E402 - after the path is set
     cpu_report,
     cpu_seconds,
     describe,
+    drop_database,
     migrated_stack,
     percentile,
     prepare_environment,
     start_run_command,
     start_web_process,
     start_worker_processes,
+    throwaway_database,
 )
 
 TOKEN_RE = re.compile(r"tok[0-9a-f]{12}")
@@ -472,6 +474,9 @@ def main() -> None:
     parser.add_argument("--run-command", action="store_true",
                         help="drive the arena as the README's run command starts it, from the "
                              "moment it prints its address (instead of a stack of its own)")
+    parser.add_argument("--database-url", default=None,
+                        help="with --run-command: a PostgreSQL server for a throwaway database "
+                             "of the arena's (default: the run command's SQLite file)")
     args = parser.parse_args()
     if args.run_command:
         run_command_main(args)
@@ -544,12 +549,16 @@ def run_command_main(args) -> None:
         port = probe.getsockname()[1]
     env = {key: value for key, value in os.environ.items()
            if key not in ("DATABASE_URL", "REDIS_URL", "CACHE_PREFIX", "CELERY_QUEUE")}
+    database = throwaway_database(args.database_url or "")
+    if database["database_url"]:  # PostgreSQL, as in production, instead of the SQLite file
+        env["DATABASE_URL"] = os.environ["DATABASE_URL"] = database["database_url"]
     env.update(ARENA_VAR_DIR=var_dir, ARENA_MODELS_FILE=str(models), PORT=str(port),
                ARENA_RATE_LIMIT_RAISED_FOR=f"{LOAD_CLIENT}/32",
                ARENA_RATE_LIMIT_RAISED_MULTIPLIER="1000", ARENA_PROVIDER_CALLS_PER_MINUTE="0")
     Http.SOURCE = (LOAD_CLIENT, 0)
     with contextlib.ExitStack() as stack:
         stack.callback(shutil.rmtree, var_dir, ignore_errors=True)
+        stack.callback(drop_database, database)
         stack.callback(provider.stop)
         port, announced = start_run_command(stack, env)
         own = token()
@@ -578,7 +587,8 @@ def describe_run_command(env: dict[str, str]) -> str:
     workers = env.get("CELERY_WORKER_PROCESSES", f"{cores} (one per core)")
     local = "off" if env.get("ARENA_LOCAL_MODELS") == "0" else "on"
     return (f"daphne processes {web}, Celery worker processes {workers}, local models {local},"
-            " SQLite and the embedded Redis, the fake provider's two models")
+            f" {'PostgreSQL' if env.get('DATABASE_URL') else 'SQLite'} and the embedded Redis,"
+            " the fake provider's two models")
 
 
 if __name__ == "__main__":

@@ -45,19 +45,27 @@ def prepare_environment() -> dict:
     os.environ.setdefault("CACHE_PREFIX", f"arena-bench-{secrets.token_hex(4)}")
     # A queue of our own, so that no other worker on a shared Redis takes our tasks.
     os.environ["CELERY_QUEUE"] = f"arena-bench-{secrets.token_hex(4)}"
-    info = {"var_dir": var_dir, "pg_admin_url": None, "pg_database": None}
-    url = os.environ.get("DATABASE_URL", "").strip()
-    if url.startswith(("postgres://", "postgresql://")):
-        import psycopg
-
-        parts = urllib.parse.urlsplit(url)
-        name = f"arena_bench_{secrets.token_hex(4)}"
-        admin = parts._replace(path="/postgres").geturl()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        os.environ["DATABASE_URL"] = parts._replace(path=f"/{name}").geturl()
-        info.update(pg_admin_url=admin, pg_database=name)
+    info = {"var_dir": var_dir, **throwaway_database(os.environ.get("DATABASE_URL", ""))}
+    if info["database_url"]:
+        os.environ["DATABASE_URL"] = info["database_url"]
     return info
+
+
+def throwaway_database(url: str) -> dict:
+    """A new database on the PostgreSQL server of ``url`` (nothing for another URL): its
+    URL, and what :func:`drop_database` needs."""
+    url = url.strip()
+    if not url.startswith(("postgres://", "postgresql://")):
+        return {"database_url": None, "pg_admin_url": None, "pg_database": None}
+    import psycopg
+
+    parts = urllib.parse.urlsplit(url)
+    name = f"arena_bench_{secrets.token_hex(4)}"
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return {"database_url": parts._replace(path=f"/{name}").geturl(), "pg_admin_url": admin,
+            "pg_database": name}
 
 
 
