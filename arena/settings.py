@@ -225,7 +225,7 @@ if DATABASE_URL:
 else:
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            "ENGINE": "arena.sqlite",  # django.db.backends.sqlite3 with a fair write queue
             "NAME": VAR_DIR / "arena.sqlite3",
             "OPTIONS": {
                 "transaction_mode": "IMMEDIATE",
