@@ -572,6 +572,13 @@ def run_command_main(args) -> None:
               f"{'complete' if present and not foreign else 'WRONG'}, {wall:.2f} s = "
               f"{wall / t:.2f} T (target: within 1.5 T) -> "
               f"{'met' if status == 200 and wall <= 1.5 * t else 'MISSED'}")
+        keys = [k for k in provider.arrived_at if k[1] == own]
+        if len(keys) == 2 and all(k in provider.finished_at for k in keys):
+            print(f"    of which: POST -> provider has both requests "
+                  f"{(max(provider.arrived_at[k] for k in keys) - started) * 1000:.0f} ms; "
+                  f"provider's last token -> API answer "
+                  f"{(started + wall - max(provider.finished_at[k] for k in keys)) * 1000:.0f}"
+                  " ms")
         sys.stdout.flush()
         os.environ.update(ARENA_VAR_DIR=var_dir, DJANGO_SETTINGS_MODULE="arena.settings")
         import django
