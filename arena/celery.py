@@ -4,6 +4,7 @@ import os
 
 from celery import Celery, signals
 
+from arena.broker import mend_redis_channel_close
 from arena.llm import load_client
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
@@ -11,6 +12,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+mend_redis_channel_close()  # a worker survives a Redis that died under it
 
 
 @signals.worker_init.connect
