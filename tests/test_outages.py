@@ -53,6 +53,20 @@ def test_redis_down_a_write_is_refused_rather_than_let_through_uncounted(private
     assert not write.happened()
 
 
+@pytest.mark.parametrize("make", WRITES)
+def test_redis_stalled_a_write_is_refused_while_it_is_still_paused(private_redis, visitor,
+                                                                    make):
+    """Redis paused: a write is answered (503 with Retry-After, nothing taken) while Redis is
+    still paused, not when it comes back; each call to it gives up after a second."""
+    client, key = visitor
+    write = make(key)
+    with private_redis.paused():
+        answer = send(client, write, Origin=OWN)
+    assert answer.status_code == 503 and answer["Retry-After"] == "10", answer.content
+    assert answer.json()["detail"] == CANNOT_COUNT
+    assert not write.happened()
+
+
 def test_redis_down_reads_go_on_uncounted_and_a_page_form_says_why_it_took_nothing(
         private_redis, visitor):
     client, _ = visitor
