@@ -3,7 +3,7 @@
 import pytest
 
 pytest_plugins = ["testkit.fixtures", "testkit.live", "testkit.browser",
-                  "testkit.steps"]
+                  "testkit.steps", "testkit.redis_faults"]
 
 
 @pytest.fixture

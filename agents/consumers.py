@@ -34,6 +34,10 @@ def _open(*, battle_id: str, label: str, session):
 
 
 class AgentStreamConsumer(AsyncWebsocketConsumer):
+    # No channel layer: the call's audio and events go between its own two sockets, never
+    # through Redis. With the layer, Channels listened on Redis for the call too, and a Redis
+    # that died ended every call in progress (the listener's error closed the socket).
+    channel_layer_alias = "none"  # not configured: Channels gives the consumer no layer
     call: CallSession | None = None
 
     async def connect(self) -> None:

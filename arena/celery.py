@@ -6,6 +6,7 @@ from importlib import import_module
 from celery import Celery, signals
 from django.utils.module_loading import module_has_submodule
 
+from arena.broker import mend_redis_channel_close
 from arena.llm import load_client
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
@@ -13,6 +14,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+mend_redis_channel_close()  # a worker survives a Redis that died under it
 _heartbeat = None
 
 

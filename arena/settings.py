@@ -261,6 +261,21 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker whose Redis went away keeps trying to reconnect, for as long as it takes (the
+# default gives up after 100 tries, about 48 minutes, and the worker exits; arena.broker keeps
+# it from exiting at the first try),
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# and the tasks it runs meanwhile go on (Celery 6 will cancel them by default): a step saves
+# its result in the database, not through the broker; if its late ack is lost and the message
+# comes back, the copy finds the step finished and does nothing (arena.steps.step_run).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# A stalled Redis (paused, or a network that drops packets) fails a publish in a second
+# instead of holding the request or the step that sends it for the whole stall (without a
+# socket timeout it waited as long as the stall; Celery's default three retries made it 5.6 s).
+# redis-py itself reconnects a connection a restarted Redis closed, so no retry is lost; a
+# step that could not be sent waits, saved, for the sweep (arena.steps.step_enqueue).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_timeout": 1.0, "socket_connect_timeout": 1.0}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 0}
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Celery closes a worker thread's database connections before and after every task unless

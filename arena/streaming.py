@@ -11,18 +11,27 @@ Messages (JSON, as the page receives them)::
 
     {"event": "delta",    "seq": n, "text": chunk, **meta}
     {"event": "restart",  "seq": n, **meta}          # start the text over (a retried attempt)
-    {"event": "snapshot", "seq": n, "text": so_far, **meta}   # sent on connect
+    {"event": "snapshot", "seq": n, "text": so_far, **meta}   # on connect; after a failure
     {"event": <mode's own>, **payload}               # e.g. "done", "failed", "changed"
 
 Stopping: :func:`stop_stream_sync` sets the stream's stop flag and reads what was written, in
 one Redis transaction; the writer's next flush sees the flag (in its own transaction), sends
 nothing more and raises :class:`StreamStopped`. Whatever a page was sent is in the text that
 the stopping side read, so the side that stops keeps all of it.
+
+Redis failing under a writer: the writer keeps the whole text and its own sequence numbers, so
+a Redis that stalls or dies (and comes back empty: the embedded one keeps nothing on disk)
+costs no text. While Redis does not answer the writer goes on and tries again at most every
+:data:`RETRY_SECONDS`; once it answers, the writer writes the snapshot whole and sends it as a
+``snapshot`` event, which a page takes in place of what it had. A snapshot Redis lost between
+two chunks is noticed by the append (its length is not the text's) and written whole the same
+way. A page whose socket closed meanwhile reconnects and reads that snapshot.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import weakref
@@ -34,10 +43,18 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeout
 
 from arena import aio
 
 SNAPSHOT_TTL_SECONDS = 900
+# Each call to Redis gives up after this long (a stalled Redis holds no writer, request or
+# page for the whole stall); a writer that lost Redis tries again at most this often.
+REDIS_CALL_SECONDS = 1.0
+RETRY_SECONDS = 1.0
+# The channel layer's calls on a request path or in a writer: sending an event, joining a group.
+LAYER_CALL_SECONDS = 2.0
 EVENT_TYPE = "stream.event"  # the consumer's handler: StreamConsumer.stream_event
 FINISH_EVENTS = frozenset({"done", "failed"})
 
@@ -51,7 +68,9 @@ def _redis() -> aioredis.Redis:
     loop = asyncio.get_running_loop()
     client = _redis_by_loop.get(loop)
     if client is None:
-        client = _redis_by_loop[loop] = aioredis.from_url(settings.REDIS_URL)
+        client = _redis_by_loop[loop] = aioredis.from_url(
+            settings.REDIS_URL, socket_timeout=REDIS_CALL_SECONDS,
+            socket_connect_timeout=REDIS_CALL_SECONDS)
     return client
 
 
@@ -73,11 +92,23 @@ def end_group(group: str) -> str:
     return f"{group}.end"
 
 
+async def bounded(call: Awaitable[T]) -> T:
+    """A channel-layer call that gives up after :data:`LAYER_CALL_SECONDS` with Redis's own
+    timeout error (answered as "temporarily unavailable"): channels_redis sets no socket
+    timeout, and a page's socket should wait out a stall rather than fail, but a request or a
+    writer should not."""
+    try:
+        return await asyncio.wait_for(call, LAYER_CALL_SECONDS)
+    except TimeoutError:
+        raise RedisTimeout("the channel layer (Redis) did not answer") from None
+
+
 async def publish(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
-    await layer.group_send(group, {"type": EVENT_TYPE, "message": message})
+    await bounded(layer.group_send(group, {"type": EVENT_TYPE, "message": message}))
     if message.get("event") in FINISH_EVENTS:
-        await layer.group_send(end_group(group), {"type": EVENT_TYPE, "message": message})
+        await bounded(layer.group_send(end_group(group),
+                                       {"type": EVENT_TYPE, "message": message}))
 
 
 def publish_sync(group: str, message: dict[str, Any]) -> None:
@@ -85,8 +116,7 @@ def publish_sync(group: str, message: dict[str, Any]) -> None:
     try:
         aio.run(publish(group, message))
     except Exception:  # the page re-reads the database; an event is a courtesy
-        logger.warning("could not publish %s to %s",
-                                            message.get("event"), group)
+        logger.warning("could not publish %s to %s", message.get("event"), group)
 
 
 class StreamRelay:
@@ -123,6 +153,12 @@ class StreamRelay:
         # settings configure it).
         self.members_key = get_channel_layer()._group_key(group)
         self.stopped = False
+        # Everything written (in this attempt), to write the snapshot whole from when Redis
+        # lost it; its length in bytes, as Redis counts the snapshot's.
+        self.text = ""
+        self._size = 0
+        self._lost = False
+        self._retry_at = 0.0
 
     async def _send(self, event: str, **payload: Any) -> None:
         await publish(self.group, {"event": event, **self.meta, **payload})
@@ -146,7 +182,8 @@ class StreamRelay:
         task.add_done_callback(_log_failure)
 
     async def flush(self) -> None:
-        """Publish the chunks not sent yet, as one delta (none once the stream is stopped)."""
+        """Publish the chunks not sent yet, as one delta (none once the stream is stopped).
+        Redis failing loses nothing: the chunk is kept in :attr:`text` (see the module)."""
         async with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
@@ -156,36 +193,80 @@ class StreamRelay:
             chunk, self._pending = "".join(self._pending), []
             self._sent_at = time.monotonic()
             self.seq += 1
+            self.text += chunk
+            self._size += len(chunk.encode())
+            if self._lost and time.monotonic() < self._retry_at:
+                return
+            try:
+                await self._write(chunk)
+            except RedisError as exc:
+                self._lose(exc)
+
+    async def _write(self, chunk: str) -> None:
+        whole = self._lost
+        if not whole:
             async with _redis().pipeline(transaction=True) as pipe:
                 pipe.append(self.text_key, chunk).set(self.seq_key, self.seq)
                 pipe.expire(self.text_key, SNAPSHOT_TTL_SECONDS)
                 pipe.expire(self.seq_key, SNAPSHOT_TTL_SECONDS)
                 pipe.exists(self.stop_key)
                 pipe.zcard(self.members_key)
+                size, *_, stopped, watchers = await pipe.execute()
+            # Shorter than the text: Redis lost the snapshot since the last chunk.
+            whole = size != self._size
+        if whole:
+            self.seq += 1  # above the number a page may have read with the shorter text
+            async with _redis().pipeline(transaction=True) as pipe:
+                pipe.set(self.text_key, self.text, ex=SNAPSHOT_TTL_SECONDS)
+                pipe.set(self.seq_key, self.seq, ex=SNAPSHOT_TTL_SECONDS)
+                pipe.exists(self.stop_key)
+                pipe.zcard(self.members_key)
                 *_, stopped, watchers = await pipe.execute()
-            if stopped:
-                # The stopping side read the text after this chunk or without it; either
-                # way no page is sent more than it keeps.
-                self.stopped = True
-                raise StreamStopped(self.stream_id)
-            if watchers:
-                await self._send("delta", seq=self.seq, text=chunk)
+            self._lost = False
+        if stopped:
+            # The stopping side read the text after this chunk or without it; either
+            # way no page is sent more than it keeps.
+            self.stopped = True
+            raise StreamStopped(self.stream_id)
+        if watchers and whole:
+            await self._send("snapshot", seq=self.seq, text=self.text)
+        elif watchers:
+            await self._send("delta", seq=self.seq, text=chunk)
+
+    def _lose(self, exc: RedisError) -> None:  # write the snapshot whole once Redis answers
+        if not self._lost:
+            logger.warning("stream %s: Redis failed (%r); its text is kept and sent whole once "
+                           "Redis answers", self.stream_id, exc)
+        self._lost = True
+        self._retry_at = time.monotonic() + RETRY_SECONDS
 
     async def restart(self) -> None:
         await self.flush()
         async with self._lock:
             self.seq += 1
-            async with _redis().pipeline(transaction=True) as pipe:
-                pipe.set(self.text_key, "", ex=SNAPSHOT_TTL_SECONDS)
-                pipe.set(self.seq_key, self.seq, ex=SNAPSHOT_TTL_SECONDS)
-                await pipe.execute()
-            await self._send("restart", seq=self.seq)
+            self.text, self._size = "", 0
+            if self._lost and time.monotonic() < self._retry_at:
+                return  # the next snapshot, written whole, starts the page over
+            try:
+                async with _redis().pipeline(transaction=True) as pipe:
+                    pipe.set(self.text_key, "", ex=SNAPSHOT_TTL_SECONDS)
+                    pipe.set(self.seq_key, self.seq, ex=SNAPSHOT_TTL_SECONDS)
+                    await pipe.execute()
+                await self._send("restart", seq=self.seq)
+            except RedisError as exc:
+                self._lose(exc)
 
     async def finish(self, event: str, **payload: Any) -> None:
-        """Drop the snapshot (the database has the text now) and announce the end."""
+        """Drop the snapshot (the database has the text now) and announce the end. With Redis
+        failing the end goes unannounced, and nothing is lost: a page re-reads an answer it
+        heard nothing of for a while, and reconnecting."""
         await self.flush()
-        await _redis().delete(self.text_key, self.seq_key)
-        await self._send(event, **payload)
+        try:
+            await _redis().delete(self.text_key, self.seq_key)
+            await self._send(event, **payload)
+        except RedisError as exc:
+            logger.warning("stream %s: its end (%s) could not be announced: %r", self.stream_id,
+                           event, exc)
 
 
 def _log_failure(task: asyncio.Future) -> None:
@@ -272,13 +353,17 @@ async def wait_until(group: str, check: Callable[[], Awaitable[tuple[T | None, i
     None and how many of ``group``'s streams are still running. It is asked again once that
     many of their ends (``events``) arrived, or after ``recheck`` seconds in case one was
     missed; so a turn of two answers is read twice, not once per event. The result, or None
-    when ``timeout`` passed first.
+    when ``timeout`` passed first. With Redis failing it asks every ``recheck`` seconds.
     """
     wanted = frozenset(events)
     layer = get_channel_layer()
     channel = await layer.new_channel()
     group = end_group(group)
-    await layer.group_add(group, channel)
+    try:
+        await bounded(layer.group_add(group, channel))
+        listening = True
+    except RedisError:
+        listening = False
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -286,12 +371,20 @@ async def wait_until(group: str, check: Callable[[], Awaitable[tuple[T | None, i
             if result is not None or time.monotonic() >= deadline:
                 return result
             for _ in range(max(running, 1)):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not await _next_event(layer, channel,
-                                                           min(remaining, recheck), wanted):
-                    break  # nothing arrived in time: look again
+                wait = min(deadline - time.monotonic(), recheck)
+                if not listening:
+                    await asyncio.sleep(max(wait, 0))
+                    break
+                try:
+                    if wait <= 0 or not await _next_event(layer, channel, wait, wanted):
+                        break  # nothing arrived in time: look again
+                except RedisError:
+                    listening = False
+                    break
     finally:
-        await layer.group_discard(group, channel)
+        if listening:
+            with contextlib.suppress(RedisError):  # else the membership expires with the group
+                await bounded(layer.group_discard(group, channel))
 
 
 async def _next_event(layer, channel: str, timeout: float, wanted: frozenset[str]) -> bool:

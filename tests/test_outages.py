@@ -4,17 +4,12 @@ never the 500 page) while it is down, and works again as soon as it is back."""
 
 from __future__ import annotations
 
-import os
-import signal
-
 import pytest
 import redis
 from django.core.cache import cache
 from django.test import Client
 
 import arena.cache
-import arena.ratelimit
-from arena.embedded_redis import start_embedded_redis, stop_embedded_redis
 from arena.ratelimit import CANNOT_COUNT
 from battles.models import Battle
 from tests.writes import OWN, WRITES, send
@@ -22,32 +17,14 @@ from tests.writes import OWN, WRITES, send
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def private_redis(tmp_path, settings, monkeypatch):
-    """A Redis of this test's own (the same redis-server the run command embeds), which the
-    test may stop: the cache and the rate limits use it."""
-    socket = tmp_path / "redis.sock"
-    process = start_embedded_redis(socket)
-    url = f"unix://{socket}"
-    settings.REDIS_URL = url
-    settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": url}}
-    monkeypatch.setattr(arena.ratelimit, "_limiter", None)  # the limits' store: this Redis
-    monkeypatch.setattr(arena.cache, "_skip_until", 0.0)  # and no other test's skipping
-    state = {"process": process}
-    yield socket, state
-    stop_embedded_redis(state["process"], socket)
-
-
 def test_redis_down_reads_keep_working_writes_say_temporarily_unavailable(private_redis,
                                                                          admin_user):
-    socket, state = private_redis
     client = Client(raise_request_exception=False)
     client.force_login(admin_user)
     assert client.post("/api/worker/aggregate", content_type="application/json").status_code \
         == 200
 
-    stop_embedded_redis(state["process"], socket)
-    state["process"] = None
+    private_redis.stop()
     # Reading pages needs no Redis: the cached model probes are simply not cached.
     assert client.get("/battle/").status_code == 200
     assert client.get("/leaderboard/").status_code == 200
@@ -57,7 +34,7 @@ def test_redis_down_reads_keep_working_writes_say_temporarily_unavailable(privat
     assert "temporarily unavailable" in run.json()["detail"]
     assert "Redis" in run.json()["detail"] and "already saved is kept" in run.json()["detail"]
 
-    state["process"] = start_embedded_redis(socket)
+    private_redis.start()
     assert client.post("/api/worker/aggregate", content_type="application/json").status_code \
         == 200
 
@@ -67,12 +44,24 @@ def test_redis_down_a_write_is_refused_rather_than_let_through_uncounted(private
                                                                         visitor, make):
     """Limits that let everything through while Redis is away are no limits (every write
     of every API was taken, uncounted): a write that cannot be counted is a 503."""
-    socket, state = private_redis
     client, key = visitor
     write = make(key)
-    stop_embedded_redis(state["process"], socket)
-    state["process"] = None
+    private_redis.stop()
     answer = send(client, write, Origin=OWN)
+    assert answer.status_code == 503 and answer["Retry-After"] == "10", answer.content
+    assert answer.json()["detail"] == CANNOT_COUNT
+    assert not write.happened()
+
+
+@pytest.mark.parametrize("make", WRITES)
+def test_redis_stalled_a_write_is_refused_while_it_is_still_paused(private_redis, visitor,
+                                                                    make):
+    """Redis paused: a write is answered (503 with Retry-After, nothing taken) while Redis is
+    still paused, not when it comes back; each call to it gives up after a second."""
+    client, key = visitor
+    write = make(key)
+    with private_redis.paused():
+        answer = send(client, write, Origin=OWN)
     assert answer.status_code == 503 and answer["Retry-After"] == "10", answer.content
     assert answer.json()["detail"] == CANNOT_COUNT
     assert not write.happened()
@@ -80,10 +69,8 @@ def test_redis_down_a_write_is_refused_rather_than_let_through_uncounted(private
 
 def test_redis_down_reads_go_on_uncounted_and_a_page_form_says_why_it_took_nothing(
         private_redis, visitor):
-    socket, state = private_redis
     client, _ = visitor
-    stop_embedded_redis(state["process"], socket)
-    state["process"] = None
+    private_redis.stop()
     assert client.get("/api/sessions").status_code == 200
     assert client.get("/api/debates").status_code == 200  # counted per hour, when it can be
     page = Client().post("/battle/", {"prompt": "Hello there"})
@@ -98,24 +85,16 @@ def test_redis_stalled_a_reading_page_still_answers(private_redis, two_models, p
     """Redis paused (SIGSTOP, as a stalled server or a network that drops packets): every
     call to it waited without end, and the reading pages hung as long as it did. Each call
     now gives up after a second; the page answers while Redis is still paused."""
-    socket, state = private_redis
-    os.kill(state["process"].pid, signal.SIGSTOP)
-    try:
+    with private_redis.paused():
         assert Client().get(page).status_code == 200
-    finally:
-        os.kill(state["process"].pid, signal.SIGCONT)
 
 
 def test_redis_stalled_one_call_waits_its_timeout_and_the_next_ones_skip_it(private_redis):
-    socket, state = private_redis
-    os.kill(state["process"].pid, signal.SIGSTOP)
-    try:
+    with private_redis.paused():
         with pytest.raises(redis.TimeoutError):
             cache.get("anything")
         with pytest.raises(redis.ConnectionError, match="skipped for a few seconds"):
             cache.get("anything")  # at once: Redis is not asked again
-    finally:
-        os.kill(state["process"].pid, signal.SIGCONT)
     arena.cache._skip_until = 0.0  # the skip ends (after SKIP_SECONDS): Redis is asked again
     cache.set("anything", 1)
     assert cache.get("anything") == 1

@@ -91,11 +91,20 @@
   const QUIET_NOTICE = "No word from the workers for a while: they may be busy or " +
     "restarting. This answer is kept and will appear here; you can also leave and come back.";
   const heard = {};  // response id -> when the page last heard of it
+  // Its end the page asks the server for, every few seconds of quiet: an end event is lost
+  // when Redis fails at that moment, while the socket waits the failure out.
+  const CHECK_QUIET_MS = 5000;
+  const checked = {};  // response id -> when the page last asked
   setInterval(function () {
     const quietMs = Number(conversation.dataset.quietMs) || 20000;
     pending().forEach(function (side) {
       const id = side.dataset.responseId;
       if (!(id in heard)) heard[id] = Date.now();
+      const now = Date.now();
+      if (now - heard[id] >= CHECK_QUIET_MS && now - (checked[id] || 0) >= CHECK_QUIET_MS) {
+        checked[id] = now;
+        checkFinished(side);
+      }
       const notice = side.querySelector(".step-notice");
       if (notice && !notice.textContent && Date.now() - heard[id] >= quietMs) {
         notice.textContent = QUIET_NOTICE;
