@@ -23,6 +23,7 @@ import time
 import redis
 from django.conf import settings
 
+from arena.broker import broker_redis
 from arena.local_models.specs import read_instance
 
 logger = logging.getLogger(__name__)
@@ -30,24 +31,6 @@ logger = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 2.0
 FRESH_SECONDS = 3 * HEARTBEAT_SECONDS
 FORGET_SECONDS = 60.0  # a worker silent this long is removed from the set
-
-_clients: dict[str, redis.Redis] = {}
-_clients_lock = threading.Lock()
-
-
-def _redis() -> redis.Redis:
-    """One client per Redis address, with short timeouts: a stalled Redis costs a check a
-    second, not the stall."""
-    url = settings.REDIS_URL
-    client = _clients.get(url)
-    if client is None:
-        with _clients_lock:
-            client = _clients.get(url)
-            if client is None:
-                client = _clients[url] = redis.Redis.from_url(
-                    url, socket_timeout=1, socket_connect_timeout=1)
-    return client
-
 
 def workers_key() -> str:
     """The sorted set of this arena's workers (its cache prefix and queue: a second arena or
@@ -60,7 +43,7 @@ def worker_beat(name: str, *, now: float | None = None) -> None:
     """Say that worker ``name`` is alive and consuming now."""
     now = time.time() if now is None else now
     key = workers_key()
-    pipe = _redis().pipeline()
+    pipe = broker_redis().pipeline()
     pipe.zadd(key, {name: now})
     pipe.zremrangebyscore(key, "-inf", now - FORGET_SECONDS)
     pipe.expire(key, int(FORGET_SECONDS))
@@ -70,7 +53,7 @@ def worker_beat(name: str, *, now: float | None = None) -> None:
 def worker_gone(name: str) -> None:
     """A worker that stops says so, so that readiness does not count it for FRESH_SECONDS."""
     try:
-        _redis().zrem(workers_key(), name)
+        broker_redis().zrem(workers_key(), name)
     except redis.RedisError:
         logger.info("could not remove worker %s from the heartbeat set", name)
 
@@ -78,13 +61,13 @@ def worker_gone(name: str) -> None:
 def workers_alive(*, now: float | None = None) -> int:
     """How many workers beat in the last FRESH_SECONDS (raises redis.RedisError)."""
     now = time.time() if now is None else now
-    return _redis().zcount(workers_key(), now - FRESH_SECONDS, "+inf")
+    return broker_redis().zcount(workers_key(), now - FRESH_SECONDS, "+inf")
 
 
 def worker_beats(name: str, *, now: float | None = None) -> bool:
     """Whether worker ``name`` beat in the last FRESH_SECONDS (raises redis.RedisError)."""
     now = time.time() if now is None else now
-    score = _redis().zscore(workers_key(), name)
+    score = broker_redis().zscore(workers_key(), name)
     return score is not None and score >= now - FRESH_SECONDS
 
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 import arena.settings as configured  # as the settings module computed them (no test's)
+from arena.broker import broker_redis, queue_mark_key
 from arena.steps import (
     UNEXPECTED_FAILURE,
     StepResult,
@@ -152,6 +153,24 @@ def test_a_step_that_waited_long_in_the_queue_is_sent_again_never_thrown_away(st
     step.run(0)  # whichever copy runs first does the work;
     step.run(0)  # the other finds it done
     assert step.calls == ["load", "work", "advance", "advance"]
+
+
+def test_after_redis_forgot_its_queue_every_waiting_step_is_sent_again_at_once(step):
+    with step.committed(execute=True):
+        step_requeue_stale()  # leaves the mark (a first look may send what waits)
+    step.sends.calls.clear()
+    with step.committed(execute=True):
+        step_requeue_stale()
+    assert step.sends.calls == []  # waiting briefly, in a queue that Redis still holds
+
+    broker_redis().delete(queue_mark_key())  # Redis restarted empty: the queue is gone
+    with step.committed(execute=True):
+        assert step_requeue_stale() == 0  # nothing started over...
+    assert step.sends.calls == [(step.model.task_name, [step.pk, 0])]  # ...but sent again
+    step.sends.calls.clear()
+    with step.committed(execute=True):
+        step_requeue_stale()
+    assert step.sends.calls == []  # once
 
 
 def _raises(job):  # noqa: ANN001, ANN202 - a bug in the work

@@ -40,6 +40,7 @@ from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from arena.broker import queue_forgotten
 from arena.steps.base import FINISHED, RESTARTED_NOTICE, Step, StepStatus, failed_for_good
 from arena.steps.leases import step_heartbeat, step_lease
 from arena.steps.runner import (
@@ -164,10 +165,17 @@ def step_requeue_stale() -> int:
     job, should it wake, can no longer save), it waits again and its task is sent. A step
     still waiting after ``ARENA_STEP_RESEND_SECONDS`` is sent again *with the same
     generation*: whichever copy runs first claims it, the other does nothing, so a step that
-    only waited in a long queue loses nothing. Returns how many steps were started over.
+    only waited in a long queue loses nothing; after a Redis that forgot its queue
+    (:func:`arena.broker.queue_forgotten`) every waiting step is sent again at once. Returns
+    how many steps were started over.
     """
     now = timezone.now()
     requeued = 0
+    # A Redis that restarted empty forgot the task messages waiting in the queue: every
+    # waiting step is sent again now rather than after ARENA_STEP_RESEND_SECONDS.
+    forgotten = queue_forgotten()
+    if forgotten:
+        logger.info("the queue's Redis holds no mark: sending every waiting step again")
     for model in step_models():
         expired = model.objects.filter(status=StepStatus.RUNNING, lease_expires_at__lt=now)
         for pk in expired.values_list("pk", flat=True):
@@ -183,7 +191,8 @@ def step_requeue_stale() -> int:
                 transaction.on_commit(step.on_requeued)
                 step_enqueue(step)
             requeued += 1
-        resend_before = now - timedelta(seconds=settings.ARENA_STEP_RESEND_SECONDS)
+        resend_before = (now if forgotten
+                         else now - timedelta(seconds=settings.ARENA_STEP_RESEND_SECONDS))
         waiting = model.objects.filter(status=StepStatus.PENDING, updated_at__lt=resend_before)
         for pk, generation in waiting.values_list("pk", "generation"):
             with transaction.atomic():

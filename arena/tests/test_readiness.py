@@ -29,11 +29,11 @@ from testkit.waiting import wait_for
 @pytest.fixture
 def no_workers():
     """No heartbeat left over from another test of this process."""
-    from arena.readiness import _redis
+    from arena.broker import broker_redis
 
-    _redis().delete(workers_key())
+    broker_redis().delete(workers_key())
     yield
-    _redis().delete(workers_key())
+    broker_redis().delete(workers_key())
 
 
 @pytest.fixture
