@@ -8,6 +8,16 @@
   let retryDelay = 500;
   let inFlight = false;
   let dirty = false;
+  // A "changed" lost while Redis failed (the socket waits the failure out) would leave the
+  // page behind for good: after a few seconds without news it reads itself again.
+  const QUIET_REREAD_MS = 5000;
+  let heardAt = Date.now();
+  setInterval(function () {
+    if (live() && Date.now() - heardAt >= QUIET_REREAD_MS) {
+      heardAt = Date.now();
+      refresh();
+    }
+  }, 1000);
 
   function live() {
     const section = document.getElementById("progress");
@@ -42,6 +52,7 @@
       refresh();  // whatever was written before the socket joined
     });
     socket.addEventListener("message", function (event) {
+      heardAt = Date.now();
       if (JSON.parse(event.data).event === "changed") refresh();
     });
     socket.addEventListener("close", function () {
