@@ -1,16 +1,28 @@
-"""The Celery application: Redis broker and results, tasks found in every app."""
+"""The Celery application: Redis broker and results, tasks found in every app, the beat
+schedule of the platform (settings.CELERY_BEAT_SCHEDULE) and of every mode.
+
+Only the processes that send or run tasks import it (``celery -A arena`` finds it here):
+``django.setup()`` does not, so a command that sends nothing loads no Celery."""
 
 import os
 
 from celery import Celery, signals
 
 from arena.llm import load_client
+from arena.modes import beat_schedule
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@app.on_after_finalize.connect
+def add_the_modes_beat_entries(sender: Celery, **kwargs) -> None:
+    """Each mode's periodic tasks join the platform's own. Beat and the worker finalize the
+    app once Django is set up and the tasks are imported (its registry names the modes)."""
+    sender.conf.beat_schedule = {**sender.conf.beat_schedule, **beat_schedule()}
 
 
 @signals.worker_init.connect
