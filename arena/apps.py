@@ -6,15 +6,7 @@ class ArenaConfig(AppConfig):
     verbose_name = "Arena core"
 
     def ready(self) -> None:
-        # The Celery app adds the modes' beat entries itself (arena.celery): django.setup(),
-        # which every process and command runs, loads no Celery.
-        from django.db.models.signals import post_delete, post_save
-
+        # Kept light: every process and command runs this (django.setup()). The Celery app
+        # adds the modes' beat entries itself (arena.celery), and the model registry's reads
+        # connect the receiver that clears their cache (arena.selectors).
         from arena import checks  # noqa: F401 - registers the deployment checks
-        from arena.contests import counting  # noqa: F401 - a cleared flag counts votes again
-        from arena.models import AIModel
-        from arena.selectors import model_endpoints_forget
-
-        for signal in (post_save, post_delete):
-            signal.connect(model_endpoints_forget, sender=AIModel,
-                           dispatch_uid=f"arena-endpoints-{signal}")
