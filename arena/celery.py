@@ -12,6 +12,10 @@ from arena.llm import load_client
 from arena.modes import beat_schedule
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+# Celery's Django fixup runs Django's system checks as a worker or beat starts and throws
+# the result away; the checks import every URL module (3 s of CPU here). `manage.py check
+# --deploy` is where they count (the suite runs it).
+os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
