@@ -12,9 +12,10 @@ from django.http import HttpRequest
 from ninja import Field, NinjaAPI, Router, Schema
 
 from agents import selectors, services
-from arena.api import answer_errors_as_detail
+from arena.api import OfflineSwagger, answer_errors_as_detail
+from arena.api_errors import errors
 from arena.contests.flags import voter_of
-from arena.errors import RuleError, errors
+from arena.errors import RuleError
 from arena.inputs import parse_uuid
 from arena.visitors import (
     VOICE_BATTLE,
@@ -171,5 +172,5 @@ def agent_metrics(request: HttpRequest, battle_id: str):
 
 api = answer_errors_as_detail(NinjaAPI(
     title="Arena voice-battle API", version="1.0", urls_namespace="voice-api",
-    openapi_url="/voice-api/openapi.json", docs_url="/voice-api/docs"))
+    openapi_url="/voice-api/openapi.json", docs_url="/voice-api/docs", docs=OfflineSwagger()))
 api.add_router("", router)

@@ -1,7 +1,5 @@
 from django.contrib import admin
 
-from arena.availability import models_availability
-from arena.contests.flags import flag_review
 from arena.models import AIModel, FlagStatus, VisitorFlag
 
 TIMESTAMPS = ("created_at", "updated_at")
@@ -34,6 +32,8 @@ class AIModelAdmin(admin.ModelAdmin):
         return super().changelist_view(request, extra_context)
 
     def _lookup(self, obj: AIModel):
+        from arena.availability import models_availability  # noqa: PLC0415 - httpx: its pages
+
         cache = getattr(self, "_availability", None)
         if cache is None:
             cache = self._availability = models_availability(list(AIModel.objects.all()))
@@ -63,6 +63,8 @@ class VisitorFlagAdmin(admin.ModelAdmin):
         return False  # flags come from the votes, not from a form
 
     def _review(self, request, queryset, status: str) -> None:
+        from arena.contests.flags import flag_review  # noqa: PLC0415 - SciPy: its actions
+
         for flag in queryset:
             flag_review(flag, status=status, by=request.user.get_username())
         self.message_user(request, f"{queryset.count()} flag(s): {FlagStatus(status).label}.")

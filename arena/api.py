@@ -13,6 +13,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest
 from ninja import NinjaAPI, Router, Schema
 from ninja.errors import HttpError, ValidationError
+from ninja.openapi.docs import ABS_TPL_PATH, Swagger
 from ninja.parser import Parser
 
 from arena.api_writes import document, guard_write
@@ -38,6 +39,17 @@ class StorableJsonParser(Parser):
             raise RuleError(BODY_NOT_OBJECT, status=422)
         _check_strings(data, "")
         return data
+
+
+class OfflineSwagger(Swagger):
+    """The API docs page from the Swagger UI files django-ninja ships, never a CDN.
+
+    django-ninja renders its own page only when "ninja" is an installed app, and otherwise the
+    page at ``template_cdn``, whose scripts come from a CDN: here that is its own page. The
+    arena does not install the app (settings.INSTALLED_APPS says why) and finds the page's
+    templates and static files through settings.NINJA_FILES."""
+
+    template_cdn = str(ABS_TPL_PATH / "swagger.html")
 
 
 def _check_strings(value, where: str) -> None:  # noqa: ANN001 - any decoded JSON value
@@ -108,7 +120,8 @@ def answer_errors_as_detail(api: NinjaAPI) -> NinjaAPI:
     return api
 
 
-api = answer_errors_as_detail(NinjaAPI(title="Arena API", version="1.0", urls_namespace="api"))
+api = answer_errors_as_detail(NinjaAPI(title="Arena API", version="1.0", urls_namespace="api",
+                                       docs=OfflineSwagger()))
 
 
 models_router = Router(tags=["models"])

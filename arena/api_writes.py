@@ -27,7 +27,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponseForbidden, RawPostDataException
 from django.middleware.csrf import CsrfViewMiddleware, RejectRequest
 
-from arena.errors import ErrorOut, RuleError
+from arena.api_errors import ErrorOut
+from arena.errors import RuleError
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 CROSS_SITE_WRITE = (

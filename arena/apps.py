@@ -6,18 +6,7 @@ class ArenaConfig(AppConfig):
     verbose_name = "Arena core"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_delete, post_save
-
+        # Kept light: every process and command runs this (django.setup()). The Celery app
+        # adds the modes' beat entries itself (arena.celery), and the model registry's reads
+        # connect the receiver that clears their cache (arena.selectors).
         from arena import checks  # noqa: F401 - registers the deployment checks
-        from arena.celery import app
-        from arena.contests import counting  # noqa: F401 - a cleared flag counts votes again
-        from arena.models import AIModel
-        from arena.modes import beat_schedule
-        from arena.selectors import model_endpoints_forget
-
-        for signal in (post_save, post_delete):
-            signal.connect(model_endpoints_forget, sender=AIModel,
-                           dispatch_uid=f"arena-endpoints-{signal}")
-
-        # Each mode's periodic tasks join the platform's own (settings.CELERY_BEAT_SCHEDULE).
-        app.conf.beat_schedule = {**app.conf.beat_schedule, **beat_schedule()}

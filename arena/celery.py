@@ -1,4 +1,8 @@
-"""The Celery application: Redis broker and results, tasks found in every app."""
+"""The Celery application: Redis broker and results, tasks found in every app, the beat
+schedule of the platform (settings.CELERY_BEAT_SCHEDULE) and of every mode.
+
+Only the processes that send or run tasks import it (``celery -A arena`` finds it here):
+``django.setup()`` does not, so a command that sends nothing loads no Celery."""
 
 import os
 from importlib import import_module
@@ -8,14 +12,26 @@ from django.utils.module_loading import module_has_submodule
 
 from arena.broker import mend_redis_channel_close
 from arena.llm import load_client
+from arena.modes import beat_schedule
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+# Celery's Django fixup runs Django's system checks as a worker or beat starts and throws
+# the result away; the checks import every URL module (3 s of CPU here). `manage.py check
+# --deploy` is where they count (the suite runs it).
+os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 mend_redis_channel_close()  # a worker survives a Redis that died under it
 _heartbeat = None
+
+
+@app.on_after_finalize.connect
+def add_the_modes_beat_entries(sender: Celery, **kwargs) -> None:
+    """Each mode's periodic tasks join the platform's own. Beat and the worker finalize the
+    app once Django is set up and the tasks are imported (its registry names the modes)."""
+    sender.conf.beat_schedule = {**sender.conf.beat_schedule, **beat_schedule()}
 
 
 @signals.worker_init.connect

@@ -11,7 +11,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, register
 from django.core.checks.security import base, csrf, sessions
-from django.test.utils import override_settings
 from django.utils.module_loading import import_string
 
 DJANGO_MIDDLEWARE = [
@@ -43,6 +42,8 @@ def as_django_paths(middleware: list[str]) -> list[str]:
 
 @register(Tags.security, deploy=True)
 def security_with_arena_middleware(app_configs, **kwargs) -> list[CheckMessage]:
+    from django.test.utils import override_settings  # noqa: PLC0415 - django.test: --deploy only
+
     with override_settings(MIDDLEWARE=as_django_paths(settings.MIDDLEWARE)):
         found = [message for check in CHECKS for message in check(app_configs)]
     return [type(message)(message.msg, hint=message.hint, obj=message.obj,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from ninja import Schema
 
 
 class RuleError(Exception):
@@ -31,15 +30,6 @@ class RuleError(Exception):
 class RateLimited(RuleError):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message, status=429, retry_after=retry_after)
-
-
-class ErrorOut(Schema):
-    detail: str
-
-
-def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
-    """OpenAPI entries for the error statuses an operation can answer with."""
-    return dict.fromkeys(statuses, ErrorOut)
 
 
 def wants_json(request: HttpRequest) -> bool:

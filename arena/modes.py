@@ -19,7 +19,7 @@ the classes: Django picks the one AppConfig class that ``apps.py`` holds)::
 :mod:`arena.urls` mounts every mode's pages (or a "not open yet" page) and its ``root_urls``
 (a seed's own paths outside /api/, e.g. voice battles' ``/battles/...``), :mod:`arena.api` its
 API router, :mod:`arena.routing` its sockets, :mod:`arena.context_processors` its navigation
-entry, and :class:`arena.apps.ArenaConfig` adds its beat entries to Celery's schedule. Boards
+entry, and :mod:`arena.celery` adds its beat entries to Celery's schedule. Boards
 are declared in each app's ``boards.py`` (see :mod:`leaderboard.boards`). Adding a mode edits
 no central list; references are dotted paths, so the platform imports no mode.
 """
@@ -57,7 +57,9 @@ class Mode:
     urls: str | None = None  # dotted path of its URLconf; None: the mode is not open yet
     api_router: str | None = None  # dotted path of its ninja Router
     websocket_routes: str | None = None  # dotted path of a list of URL patterns
-    beat: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    # Its beat entries, or the dotted path of them where a schedule needs Celery's classes
+    # (a crontab): the app config is loaded by django.setup(), which loads no Celery.
+    beat: Mapping[str, dict[str, Any]] | str = field(default_factory=dict)
     figures: str | None = None  # dotted path of a callable returning its home-page Figures
     root_urls: str | None = None  # URLconf mounted at the site root (a seed's own paths)
     # dotted path of its votes' arena.contests.counting.CountedVotes (the integrity sweep's)
@@ -111,7 +113,8 @@ def websocket_urlpatterns() -> list:
 def beat_schedule() -> dict[str, dict[str, Any]]:
     schedule: dict[str, dict[str, Any]] = {}
     for mode in modes():
-        for name, entry in mode.beat.items():
+        entries = import_string(mode.beat) if isinstance(mode.beat, str) else mode.beat
+        for name, entry in entries.items():
             if name in schedule:
                 raise ImproperlyConfigured(f"two modes declare the beat entry {name!r}")
             schedule[name] = dict(entry)

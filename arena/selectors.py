@@ -7,6 +7,8 @@ import time
 from django.conf import settings
 from django.db import DatabaseError
 from django.db.models import Count, Max
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
 
 from arena.availability import (
     Availability,
@@ -44,8 +46,9 @@ def model_list_available() -> list[AIModel]:
 
 
 # Endpoints by model id, kept briefly in each process: a worker starts hundreds of calls a
-# second to the same few models. Saving a model clears it here at once (see ArenaConfig);
-# other processes see the change within ENDPOINT_CACHE_SECONDS.
+# second to the same few models. Saving a model clears it here at once (connected with the
+# cache, when this module loads: django.setup() does not load it); other processes see the
+# change within ENDPOINT_CACHE_SECONDS.
 ENDPOINT_CACHE_SECONDS = 10.0
 _endpoints: dict[str, tuple[float, ModelEndpoint]] = {}
 
@@ -60,6 +63,7 @@ def model_endpoint_by_slug(slug: str) -> ModelEndpoint:
     return endpoint
 
 
+@receiver([post_save, post_delete], sender=AIModel, dispatch_uid="arena-endpoints-forget")
 def model_endpoints_forget(**kwargs) -> None:
     global _prompt_limit
     _endpoints.clear()

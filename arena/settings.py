@@ -8,6 +8,7 @@ A malformed value fails loudly with ``ImproperlyConfigured`` naming the variable
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import secrets
 from datetime import timedelta
@@ -102,6 +103,10 @@ CORS_ALLOW_CREDENTIALS = True
 
 # No "daphne" app: it only makes ``runserver`` serve ASGI, and the arena starts daphne
 # itself (arena.webserver); listing it imported Twisted into every process (0.26 s).
+# No "ninja" app either: django.setup() imports every app, and django-ninja with pydantic
+# cost every process and command 0.66 s of CPU. The API docs still use the Swagger UI files
+# it ships, never a CDN: its templates and static files are listed below (NINJA_FILES) and
+# arena.api.OfflineSwagger renders them.
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -113,7 +118,6 @@ INSTALLED_APPS = [
     "template_partials",
     "corsheaders",
     "axes",  # admin logins: failed attempts counted, a lockout past the limit
-    "ninja",  # the API docs use the Swagger UI files it ships, never a CDN
     "channels",
     "arena",
     "battles",
@@ -184,10 +188,13 @@ SILENCED_SYSTEM_CHECKS = ["security.W001", "security.W002", "security.W003"]
 ROOT_URLCONF = "arena.urls"
 ASGI_APPLICATION = "arena.asgi.application"
 
+# django-ninja's package folder, found without importing it (see INSTALLED_APPS).
+NINJA_FILES = Path(importlib.util.find_spec("ninja").origin).parent
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", NINJA_FILES / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -348,7 +355,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [BASE_DIR / "static", NINJA_FILES / "static"]
 STATIC_ROOT = VAR_DIR / "static"  # collectstatic's target; WhiteNoise also serves from the finders
 STATIC_ROOT.mkdir(exist_ok=True)
 WHITENOISE_USE_FINDERS = True

@@ -36,9 +36,8 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import redis.asyncio as aioredis
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
@@ -47,6 +46,9 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from arena import aio
+
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
 
 SNAPSHOT_TTL_SECONDS = 900
 # Each call to Redis gives up after this long (a stalled Redis holds no writer, request or
@@ -65,6 +67,8 @@ _redis_by_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _redis() -> aioredis.Redis:
     """One Redis client per event loop (connections belong to the loop that opened them)."""
+    import redis.asyncio as aioredis  # noqa: PLC0415 - 0.25 s: not for the models that import this
+
     loop = asyncio.get_running_loop()
     client = _redis_by_loop.get(loop)
     if client is None:

@@ -13,8 +13,7 @@ from django.db.models import Q
 from arena.prompt_categories import CATEGORY_TITLES, category_tags
 from battles.models import Battle, Vote
 from battles.signals import battle_vote_recorded
-from leaderboard.boards import Board, Recent, outcome_for, register_board
-from leaderboard.scans import ScanColumns
+from leaderboard.boards import Board, Recent, ScanColumns, outcome_for, register_board
 
 COUNTED = Vote.objects.filter(counts_for_rating=True)
 

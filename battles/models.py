@@ -7,7 +7,6 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.contests.voting import VoteChoice, Winner
-from arena.markdown import markdown_style
 from arena.models import AIModel, CountedVote, CreatedAtModel, UUIDModel
 from arena.steps import Step
 from battles.streams import announce_restart
@@ -138,6 +137,8 @@ class Response(Step, UUIDModel):
     @staticmethod
     def style_fields(text: str) -> dict[str, int]:
         """The columns of the style of ``text``, for a save."""
+        from arena.markdown import markdown_style  # noqa: PLC0415 - markdown-it: not at setup
+
         return {f"md_{name}": n for name, n in markdown_style(text).items()}
 
     class Meta:

@@ -6,8 +6,9 @@
 Both rate the shared 135,634 real votes with Bradley–Terry and sandwich (robust) 95 %
 intervals, each as a fresh process, from reading the file to printing the ratings; the best
 and median wall time over ``--repeat`` runs are printed, with their ratio (target: the
-arena's command under 0.3 × arena-rank's). ``arena-rank`` (JAX) is not a dependency of the
-arena: give the interpreter of an environment that has it, e.g.
+arena's command under 0.3 × arena-rank's). The two take turns, run by run, so that a busy
+moment on a shared machine slows both rather than one. ``arena-rank`` (JAX) is not a
+dependency of the arena: give the interpreter of an environment that has it, e.g.
 ``python3 -m venv /tmp/ar && /tmp/ar/bin/pip install arena-rank pandas``; without one only
 the arena's figure is printed.
 """
@@ -43,12 +44,14 @@ for name, rating in sorted(zip(data.competitors, result["ratings"].tolist()),
 """
 
 
-def timed(command: list[str], repeat: int) -> list[float]:
-    times = []
+def timed(commands: list[list[str]], repeat: int) -> list[list[float]]:
+    """Each command's wall times over ``repeat`` rounds; every round runs each once."""
+    times: list[list[float]] = [[] for _ in commands]
     for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - started)
+        for command, taken in zip(commands, times, strict=True):
+            started = time.perf_counter()
+            subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+            taken.append(time.perf_counter() - started)
     return times
 
 
@@ -60,15 +63,18 @@ def main() -> None:
     args = parser.parse_args()
     if not FILE.is_file():
         sys.exit(f"{FILE} is absent (set ARENA_SHARED_DATA to the shared data folder)")
-    ours = timed([sys.executable, "manage.py", "rate", "--ci", "sandwich", "--format", "json",
-                  "--input", str(FILE)], args.repeat)
+    commands = [[sys.executable, "manage.py", "rate", "--ci", "sandwich", "--format", "json",
+                 "--input", str(FILE)]]
+    if args.arena_rank_python:
+        commands.append([args.arena_rank_python, "-c", ARENA_RANK, str(FILE)])
+    ours, *rest = timed(commands, args.repeat)
     print(f"votes file: {FILE.name}; Bradley–Terry with sandwich 95 % intervals; "
           f"whole process, {args.repeat} runs each")
     print(f"  manage.py rate   best {min(ours):6.2f} s   median {statistics.median(ours):6.2f} s")
-    if not args.arena_rank_python:
+    if not rest:
         print("  arena-rank       not measured (pass --arena-rank-python)")
         return
-    theirs = timed([args.arena_rank_python, "-c", ARENA_RANK, str(FILE)], args.repeat)
+    theirs = rest[0]
     print(f"  arena-rank       best {min(theirs):6.2f} s   median "
           f"{statistics.median(theirs):6.2f} s")
     ratio = min(ours) / min(theirs)

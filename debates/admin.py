@@ -7,7 +7,6 @@ from django.utils import timezone
 from arena.admin import TimestampsLast
 from arena.errors import RuleError
 from debates.models import Debate, DebateStep, DebateTurn, Evidence, JudgeEvaluation, Persona, Topic
-from debates.verdicts import debate_review_settle
 
 
 class EvidenceInline(TimestampsLast, admin.StackedInline):
@@ -77,6 +76,8 @@ class EvaluationInline(admin.TabularInline):
 def _settle(winner: str):
     @admin.action(description=f"Settle the review: {winner}")
     def settle(modeladmin, request, queryset):
+        from debates.verdicts import debate_review_settle  # noqa: PLC0415 - streams: its action
+
         for debate in queryset:
             try:
                 debate_review_settle(debate_id=debate.pk, winner=winner)

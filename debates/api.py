@@ -14,8 +14,8 @@ from datetime import datetime
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 
+from arena.api_errors import errors
 from arena.contests.flags import voter_of
-from arena.errors import errors
 from arena.visitors import (
     DEBATE_API,
     DEBATE_CREATE,

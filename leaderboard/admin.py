@@ -14,10 +14,11 @@ from leaderboard.models import (
     RunTrigger,
     SnapshotEntry,
 )
-from leaderboard.runs.services import RunInProgress, ratings_run
 
 
 def _run_now(request: HttpRequest, boards: list[str] | None) -> None:
+    from leaderboard.runs.services import RunInProgress, ratings_run  # noqa: PLC0415 - SciPy
+
     try:
         run = ratings_run(trigger=RunTrigger.ADMIN, boards=boards, lock_wait=10)
     except RunInProgress as exc:

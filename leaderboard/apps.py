@@ -1,7 +1,5 @@
 import logging
 
-from celery.schedules import crontab
-
 from arena import modes
 
 logger = logging.getLogger(__name__)
@@ -14,8 +12,7 @@ class LeaderboardConfig(modes.ModeConfig):
         summary="Every verdict rated: Bradley–Terry with intervals, Elo and Glicko-2.",
         urls="leaderboard.pages.urls", api_router="leaderboard.pages.api.router",
         figures="leaderboard.pages.stats.home_figures",
-        beat={"leaderboard-hourly": {"task": "leaderboard.tasks.ratings_run_all",
-                                     "schedule": crontab(minute=0)}},
+        beat="leaderboard.tasks.BEAT",  # hourly, on the hour: a crontab
     )
 
     def ready(self) -> None:

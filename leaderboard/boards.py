@@ -67,7 +67,6 @@ from django.utils.module_loading import import_string
 from arena.models import AIModel, ModelStatus
 from leaderboard import querysets
 from leaderboard.querysets import OrderedRow, OutcomeRow, PeriodRow, Rows
-from leaderboard.scans import ScanColumns, vote_scan
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +87,17 @@ class Subject:
     organization: str = ""
     license: str = ""
     deprecated: bool = False
+
+
+class ScanColumns(NamedTuple):
+    """Where a board's outcome rows keep what a scan reads besides the pair and the result."""
+
+    style: tuple[str, ...]  # side a's tokens, headers, lists and bold, then side b's
+    categories: str  # the category bits (arena.prompt_categories.CATEGORY_BITS)
+    language: str  # the language code
+
+    def names(self) -> tuple[str, ...]:
+        return (*self.style, self.categories, self.language)
 
 
 class Recent(NamedTuple):
@@ -184,9 +194,13 @@ class Board:
             left_out = None if uncounted is None else querysets.fresh(uncounted)
             built["counts"] = lambda: querysets.contest_counts(every, rows, left_out)
         if scan is not None:
-            built["vote_scan"] = lambda: vote_scan(
-                rows(), list(AIModel.objects.values_list("slug", flat=True)), **pair,
-                **scan._asdict())
+            def scanned():
+                from leaderboard.scans import vote_scan  # noqa: PLC0415 - NumPy: runs only
+
+                return vote_scan(rows(), list(AIModel.objects.values_list("slug", flat=True)),
+                                 **pair, **scan._asdict())
+
+            built["vote_scan"] = scanned
         return cls(name=name, title=title, **(built | functions))
 
 

@@ -45,17 +45,6 @@ class VoteScan(NamedTuple):
     language: np.ndarray  # language codes as numbers (language_number), 0 when unknown
 
 
-class ScanColumns(NamedTuple):
-    """Where a board's outcome rows keep what a scan reads besides the pair and the result."""
-
-    style: tuple[str, ...]  # side a's tokens, headers, lists and bold, then side b's
-    categories: str  # the category bits (arena.prompt_categories.CATEGORY_BITS)
-    language: str  # the language code
-
-    def names(self) -> tuple[str, ...]:
-        return (*self.style, self.categories, self.language)
-
-
 def language_number(code: str) -> int:
     if not code or code == UNKNOWN_LANGUAGE:
         return 0

@@ -3,6 +3,11 @@
 from contextlib import suppress
 
 from celery import shared_task
+from celery.schedules import crontab
+
+# The leaderboard's beat entries (its Mode's beat, see leaderboard.apps).
+BEAT = {"leaderboard-hourly": {"task": "leaderboard.tasks.ratings_run_all",
+                               "schedule": crontab(minute=0)}}
 
 
 @shared_task(ignore_result=True)

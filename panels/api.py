@@ -12,7 +12,7 @@ from datetime import datetime
 from django.http import HttpRequest
 from ninja import Field, Router, Schema
 
-from arena.errors import errors
+from arena.api_errors import errors
 from arena.visitors import PANEL_CREATE, found_or_404, visitor_read, visitor_write
 from panels import selectors, services
 from panels.models import PanelOrigin

@@ -202,7 +202,10 @@ def test_every_step_task_is_a_step_task():
 def test_every_sweep_is_on_the_schedule_and_names_a_task_the_workers_know():
     from arena.celery import app
 
+    # As celery beat starts: the tasks imported, then the app finalized, which adds the
+    # modes' entries to the platform's (arena.celery).
     app.loader.import_default_modules()
+    app.finalize()
     scheduled = {entry["task"] for entry in app.conf.beat_schedule.values()}
     assert {"debates.tasks.debate_stalled_sweep",
             "agents.tasks.conversation_stalled_sweep"} <= scheduled

@@ -22,7 +22,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, models
-from django.dispatch import receiver
 from django.utils import timezone
 
 from arena import modes
@@ -30,7 +29,6 @@ from arena.contests.flags import (
     FLAGGED_PREFIX,
     OVER_DAILY_CAP,
     flagged_visitors,
-    visitor_flag_cleared,
     visitors_flag,
 )
 from arena.contests.integrity import CastVote
@@ -147,9 +145,3 @@ def sweep_all() -> dict[str, dict[str, int]]:
     """Every mode's sweep (the platform's beat task)."""
     return {counted.mode: counted.sweep() for counted in modes.counted_votes()}
 
-
-@receiver(visitor_flag_cleared, dispatch_uid="arena-counted-votes-flag-cleared")
-def _flag_cleared(sender, flag, **kwargs) -> None:  # noqa: ARG001 - a signal receiver
-    for counted in modes.counted_votes():
-        if counted.mode == flag.mode:
-            counted.count_again(flag.visitor)

@@ -4,7 +4,7 @@ A mode gives :func:`visitors_flag` its votes grouped by visitor; each visitor th
 :mod:`arena.contests.integrity` find is flagged once (kept with the reason for staff to
 review in the admin). The mode then stops counting the flagged visitors' votes
 (:func:`flagged_visitors`) and counts them again when staff clear a flag
-(:data:`visitor_flag_cleared`)."""
+(:func:`flag_review`, through the mode's :class:`arena.contests.counting.CountedVotes`)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,14 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.dispatch import Signal
 from django.http import HttpRequest
 from django.utils import timezone
 
+from arena import modes
 from arena.contests.integrity import CastVote, Thresholds, findings, model_win_rates
 from arena.models import FlagStatus, VisitorFlag
 from arena.ratelimit import client_ip
 
-visitor_flag_cleared = Signal()  # sender=VisitorFlag, flag=...: its mode counts the votes again
 OVER_DAILY_CAP = "over the daily cap of {cap} counted votes"
 FLAGGED_PREFIX = "visitor flagged: "
 
@@ -84,4 +83,6 @@ def flag_review(flag: VisitorFlag, *, status: str, by: str) -> None:
     flag.status, flag.reviewed_at, flag.reviewed_by = status, timezone.now(), by
     flag.save(update_fields=["status", "reviewed_at", "reviewed_by"])
     if status == FlagStatus.CLEARED:
-        visitor_flag_cleared.send(sender=VisitorFlag, flag=flag)
+        for counted in modes.counted_votes():
+            if counted.mode == flag.mode:
+                counted.count_again(flag.visitor)

@@ -31,14 +31,12 @@ import logging
 from collections.abc import Callable
 from datetime import timedelta
 
-from celery import current_app, shared_task
 from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections, transaction
 from django.db.models import F
 from django.utils import timezone
-from kombu.exceptions import OperationalError
 
 from arena.broker import queue_forgotten
 from arena.steps.base import FINISHED, RESTARTED_NOTICE, Step, StepStatus, failed_for_good
@@ -86,7 +84,9 @@ def send_task(name: str, args: list, *, countdown: float | None = None) -> None:
     """Send a Celery task by name (services never import tasks). Nobody waits for a step's
     result, so the sender does not subscribe to it (Celery would open a result channel per
     sending thread)."""
-    current_app.send_task(name, args=args, countdown=countdown, ignore_result=True)
+    from arena.celery import app  # noqa: PLC0415 - Celery: processes that send, not setup
+
+    app.send_task(name, args=args, countdown=countdown, ignore_result=True)
 
 
 def batch_soon(key: str, send: Callable[[], object], *, countdown: float,
@@ -128,6 +128,8 @@ def step_enqueue(step: Step) -> None:
     model, pk, generation = type(step), step.pk, step.generation
 
     def send() -> None:
+        from kombu.exceptions import OperationalError  # noqa: PLC0415 - Celery's: see above
+
         try:
             send_task(model.task_name, [str(pk), generation])
         except OperationalError as exc:
@@ -143,6 +145,8 @@ def step_enqueue(step: Step) -> None:
 def step_task(function: Callable) -> Callable:
     """A Celery task that runs one step: late ack, redelivered if its worker is lost, and a
     fresh database connection before and after (worker threads outlive requests)."""
+    from celery import shared_task  # noqa: PLC0415 - tasks modules only: the models import this
+
     @functools.wraps(function)
     def run(*args, **kwargs):
         close_old_connections()

@@ -30,6 +30,10 @@ def test_the_platform_mounts_what_each_mode_declares(client):
     for mode in modes():
         assert f'href="{mode.url}"' in home
         assert client.get(mode.url).status_code == 200
+    # As celery beat starts: the tasks imported, then the app finalized, which adds the
+    # modes' entries to the platform's (arena.celery).
+    app.loader.import_default_modules()
+    app.finalize()
     assert {"arena-steps-requeue-stale", "debates-stalled-sweep", "agents-stalled-sweep",
             "leaderboard-hourly"} <= set(app.conf.beat_schedule)
     routes = [str(route.pattern) for route in websocket_urlpatterns]

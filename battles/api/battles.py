@@ -13,9 +13,10 @@ from django.http import HttpRequest
 from ninja import Field, Router, Schema
 
 from arena.aio import database_call
+from arena.api_errors import errors
 from arena.contests.flags import voter_of
 from arena.contests.voting import VoteChoice
-from arena.errors import RuleError, errors
+from arena.errors import RuleError
 from arena.steps import StepStatus
 from arena.visitors import (
     BATTLE_CREATE,

@@ -16,8 +16,9 @@ from ninja.utils import check_csrf
 from pydantic import BaseModel
 
 from arena.aio import database_call
+from arena.api_errors import errors
 from arena.edge import public_for
-from arena.errors import RuleError, errors
+from arena.errors import RuleError
 from leaderboard.boards import UnknownBoard
 from leaderboard.models import RunStatus, RunTrigger
 from leaderboard.pages import selectors, stats

@@ -7,7 +7,8 @@ from datetime import datetime
 from django.http import HttpRequest
 from ninja import Router, Schema
 
-from arena.errors import RuleError, errors
+from arena.api_errors import errors
+from arena.errors import RuleError
 from leaderboard.pages.model_pages import model_page
 
 router = Router(tags=["models"])
