@@ -1,5 +1,5 @@
 """Live streams: a relay that publishes a text as it is written, a base WebSocket consumer that
-catches a late page up, and a wait helper for the JSON API.
+catches a late page up (the JSON API waits for their ends with :mod:`arena.stream_wait`).
 
 Every mode streams the same way. A writer (a worker thread, through :mod:`arena.aio`) sends
 chunks to a channel-layer *group* with increasing sequence numbers and appends them to a
@@ -31,24 +31,22 @@ way. A page whose socket closed meanwhile reconnects and reads that snapshot.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeout
 
 from arena import aio
 
 if TYPE_CHECKING:
     import redis.asyncio as aioredis
+    from redis.exceptions import RedisError
 
 SNAPSHOT_TTL_SECONDS = 900
 # Each call to Redis gives up after this long (a stalled Redis holds no writer, request or
@@ -78,6 +76,14 @@ def _redis() -> aioredis.Redis:
     return client
 
 
+def redis_error() -> type[Exception]:
+    """redis-py's base error, imported when an error is first matched (redis would cost every
+    process that imports the streams' names 0.25 s at setup)."""
+    from redis.exceptions import RedisError  # noqa: PLC0415 - see above
+
+    return RedisError
+
+
 def _keys(stream_id: str) -> tuple[str, str]:
     return f"arena:stream:{stream_id}:text", f"arena:stream:{stream_id}:seq"
 
@@ -104,6 +110,8 @@ async def bounded(call: Awaitable[T]) -> T:
     try:
         return await asyncio.wait_for(call, LAYER_CALL_SECONDS)
     except TimeoutError:
+        from redis.exceptions import TimeoutError as RedisTimeout  # noqa: PLC0415 - see redis_error
+
         raise RedisTimeout("the channel layer (Redis) did not answer") from None
 
 
@@ -203,7 +211,7 @@ class StreamRelay:
                 return
             try:
                 await self._write(chunk)
-            except RedisError as exc:
+            except redis_error() as exc:
                 self._lose(exc)
 
     async def _write(self, chunk: str) -> None:
@@ -257,7 +265,7 @@ class StreamRelay:
                     pipe.set(self.seq_key, self.seq, ex=SNAPSHOT_TTL_SECONDS)
                     await pipe.execute()
                 await self._send("restart", seq=self.seq)
-            except RedisError as exc:
+            except redis_error() as exc:
                 self._lose(exc)
 
     async def finish(self, event: str, **payload: Any) -> None:
@@ -268,7 +276,7 @@ class StreamRelay:
         try:
             await _redis().delete(self.text_key, self.seq_key)
             await self._send(event, **payload)
-        except RedisError as exc:
+        except redis_error() as exc:
             logger.warning("stream %s: its end (%s) could not be announced: %r", self.stream_id,
                            event, exc)
 
@@ -346,59 +354,3 @@ class StreamConsumer(AsyncJsonWebsocketConsumer):
 
     async def stream_event(self, event):
         await self.send_json(event["message"])
-
-
-async def wait_until(group: str, check: Callable[[], Awaitable[tuple[T | None, int]]], *,
-                     timeout: float, events: Iterable[str] = FINISH_EVENTS,
-                     recheck: float = 2.0) -> T | None:
-    """Wait, without holding a thread, until ``check()`` has a result or ``timeout`` passes.
-
-    ``check()`` answers ``(result, running)``: the result once everything is finished, else
-    None and how many of ``group``'s streams are still running. It is asked again once that
-    many of their ends (``events``) arrived, or after ``recheck`` seconds in case one was
-    missed; so a turn of two answers is read twice, not once per event. The result, or None
-    when ``timeout`` passed first. With Redis failing it asks every ``recheck`` seconds.
-    """
-    wanted = frozenset(events)
-    layer = get_channel_layer()
-    channel = await layer.new_channel()
-    group = end_group(group)
-    try:
-        await bounded(layer.group_add(group, channel))
-        listening = True
-    except RedisError:
-        listening = False
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            result, running = await check()
-            if result is not None or time.monotonic() >= deadline:
-                return result
-            for _ in range(max(running, 1)):
-                wait = min(deadline - time.monotonic(), recheck)
-                if not listening:
-                    await asyncio.sleep(max(wait, 0))
-                    break
-                try:
-                    if wait <= 0 or not await _next_event(layer, channel, wait, wanted):
-                        break  # nothing arrived in time: look again
-                except RedisError:
-                    listening = False
-                    break
-    finally:
-        if listening:
-            with contextlib.suppress(RedisError):  # else the membership expires with the group
-                await bounded(layer.group_discard(group, channel))
-
-
-async def _next_event(layer, channel: str, timeout: float, wanted: frozenset[str]) -> bool:
-    """Whether one of ``wanted`` arrived on ``channel`` within ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while (remaining := deadline - time.monotonic()) > 0:
-        try:
-            event = await asyncio.wait_for(layer.receive(channel), timeout=remaining)
-        except TimeoutError:
-            return False
-        if event.get("message", {}).get("event") in wanted:
-            return True
-    return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arena.aio import database_call
 from arena.steps import FINISHED
-from arena.streaming import wait_until
+from arena.stream_wait import wait_until
 from battles.selectors import TurnAnswer, turn_answers
 from battles.streams import battle_group
 

@@ -126,9 +126,8 @@ def doomed_worker(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, *,
     """A real worker process, on a queue of its own, that the block's steps are sent to (and
     the steps it creates itself), with leases of a second; the block gets its ``kill`` (a
     SIGKILL, as when a machine loses the process), and it is dead when the block ends."""
-    from celery import current_app
-
     import arena.steps
+    from arena.celery import app
 
     env = {**env, "ARENA_STEP_LEASE_SECONDS": LEASE_SECONDS,
            "ARENA_STEP_HEARTBEAT_SECONDS": HEARTBEAT_SECONDS, "CELERY_QUEUE": queue}
@@ -141,7 +140,7 @@ def doomed_worker(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, *,
 
     try:
         with monkeypatch.context() as patched:
-            patched.setattr(arena.steps, "send_task", lambda name, args: current_app.send_task(
+            patched.setattr(arena.steps, "send_task", lambda name, args: app.send_task(
                 name, args=args, queue=queue))
             yield kill
     finally:

@@ -38,7 +38,6 @@ from django.db import close_old_connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from arena.broker import queue_forgotten
 from arena.steps.base import FINISHED, RESTARTED_NOTICE, Step, StepStatus, failed_for_good
 from arena.steps.leases import step_heartbeat, step_lease
 from arena.steps.runner import (
@@ -177,6 +176,8 @@ def step_requeue_stale() -> int:
     requeued = 0
     # A Redis that restarted empty forgot the task messages waiting in the queue: every
     # waiting step is sent again now rather than after ARENA_STEP_RESEND_SECONDS.
+    from arena.broker import queue_forgotten  # noqa: PLC0415 - kombu: a worker's, not setup's
+
     forgotten = queue_forgotten()
     if forgotten:
         logger.info("the queue's Redis holds no mark: sending every waiting step again")

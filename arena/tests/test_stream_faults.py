@@ -13,7 +13,8 @@ import redis
 from channels.layers import get_channel_layer
 
 import arena.streaming as streaming
-from arena.streaming import StreamRelay, read_snapshot, wait_until
+from arena.stream_wait import wait_until
+from arena.streaming import StreamRelay, read_snapshot
 from testkit.waiting import async_wait_for, ceiling
 
 
