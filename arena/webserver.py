@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,6 +17,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.urls import get_resolver
 
+from arena import modes
 from arena.celery import app
 
 # Twisted listens with a queue of 50 by default: in a burst of new connections the kernel
@@ -78,6 +80,29 @@ def settle_heap() -> None:
     get_resolver().url_patterns  # noqa: B018 - imported for what it loads
     gc.collect()
     gc.freeze()
+
+
+def warm_up_once_serving() -> None:
+    """In a server process running a Twisted reactor (daphne): once it runs, warm every mode
+    up (:func:`arena.modes.warm_up`: the offline voice agent's models) in a thread of its
+    own, then settle the heap again, so that what they loaded is out of the collector's sight
+    too. The server answers meanwhile, and a call that comes first loads what it needs
+    itself; a process that only imports the application (a test, a probe) warms nothing."""
+    reactor = sys.modules.get("twisted.internet.reactor")
+    if reactor is None:
+        return
+    reactor.callWhenRunning(lambda: threading.Thread(target=_warm_up, name="warm-up",
+                                                     daemon=True).start())
+
+
+def _warm_up() -> None:
+    from django.db import connections  # noqa: PLC0415 - this thread's own connections
+
+    try:
+        modes.warm_up()
+    finally:
+        connections.close_all()
+    settle_heap()
 
 
 def daphne_shared_command(listener: socket.socket) -> list[str]:

@@ -6,6 +6,9 @@ caller's words call for them → a local LLM (through :mod:`arena.llm`) replies,
 each finished sentence is spoken by eSpeak NG at once → 16 kHz PCM paced in real time
 (a few frames ahead, for the network). When the caller starts talking over the agent, its
 audio stops (barge-in).
+
+What is slow to load is loaded when the web process starts (:mod:`agents.warmup`), the
+greeting's audio included; a call that comes before that loads it off the loop.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from agents.adapters.base import (
 )
 from agents.speech.audio import FRAME_MS, frames
 from agents.speech.stt import stt_problem, transcribe, warm_up
-from agents.speech.tts import synthesize, tts_problem
+from agents.speech.tts import kept, spoken, synthesize, tts_problem
 from agents.speech.vad import Endpointer
 from arena.llm import LLMError, load_client
 
@@ -102,18 +105,22 @@ class LocalCascadeAdapter(AgentAdapter):
         if problem:
             raise AgentUnavailable(problem)
 
-        # Whisper and the provider SDKs load (a few seconds, once per process) while the
-        # greeting plays, off the loop: every call of this web process shares the loop.
+        # In a web process that is not warm yet (agents.warmup), Whisper and the provider
+        # SDKs load while the greeting plays, off the loop: every call of the process shares
+        # the loop. Once loaded, this is done at once.
         def warm() -> None:
             warm_up()
             load_client()
 
         self._warming = asyncio.ensure_future(asyncio.to_thread(warm))
         self._endpointer = Endpointer()
-        if self.brief.first_message:
-            self.history.append({"role": "assistant", "content": self.brief.first_message})
-            self.emit(TranscriptUpdate("agent", self.brief.first_message))
-            self._say(self.brief.first_message)
+        greeting = self.brief.first_message
+        if greeting:
+            self.history.append({"role": "assistant", "content": greeting})
+            self.emit(TranscriptUpdate("agent", greeting))
+            self._say(kept(greeting, voice=self.voice, rate=self.rate)
+                      or await asyncio.to_thread(spoken, greeting, voice=self.voice,
+                                                 rate=self.rate))
             self._say(None)
 
     async def send_audio(self, pcm: bytes) -> None:
@@ -156,14 +163,15 @@ class LocalCascadeAdapter(AgentAdapter):
 
     # -- speaking -----------------------------------------------------------------------
 
-    def _say(self, sentence: str | None) -> None:
-        """Queue a sentence (``None``: the reply is complete) for the speaker task."""
+    def _say(self, sentence: str | bytes | None) -> None:
+        """Queue a sentence, or its audio, for the speaker task (``None``: the reply is
+        complete)."""
         if self._speaker is None or self._speaker.done():
             self._speech = asyncio.Queue()
             self._speaker = asyncio.create_task(self._speak_queue(self._speech))
         self._speech.put_nowait(sentence)
 
-    async def _speak_queue(self, queue: asyncio.Queue[str | None]) -> None:
+    async def _speak_queue(self, queue: asyncio.Queue[str | bytes | None]) -> None:
         """Speak queued sentences back to back, paced in real time; after ``None``, wait
         for the audio to play out and say the agent listens again."""
         loop = asyncio.get_running_loop()
@@ -175,8 +183,8 @@ class LocalCascadeAdapter(AgentAdapter):
                     self._speaking = False
                     self.emit(AgentStatus("listening"))
                 continue
-            pcm = await asyncio.to_thread(synthesize, sentence, voice=self.voice,
-                                          rate=self.rate)
+            pcm = sentence if isinstance(sentence, bytes) else await asyncio.to_thread(
+                synthesize, sentence, voice=self.voice, rate=self.rate)
             if not self._speaking:
                 self._speaking = True
                 self.emit(AgentStatus("speaking"))
