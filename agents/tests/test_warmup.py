@@ -1,5 +1,6 @@
 """The offline agent is warm before its first call: the web process loads Whisper, the model
-client and the greetings once it serves, and the first call loads none of them again."""
+client and the greetings once it serves, the first call loads none of them again, and a
+model on this machine reads the call's beginning while the greeting plays."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from agents import warmup
+from agents.adapters.local import Brief, LocalCascadeAdapter
 from agents.library import library_load
 from agents.speech import stt, tts
-from agents.speech.audio import frames
+from agents.speech.audio import frames, silence
 from agents.tests.voice_support import (
     CALLER_LINE,
     Heard,
@@ -27,7 +29,7 @@ from agents.tests.voice_support import (
     speech,
 )
 from testkit.visitors import visitor_session_key
-from testkit.waiting import ceiling
+from testkit.waiting import async_wait_for, ceiling
 
 
 @pytest.fixture
@@ -85,6 +87,38 @@ async def test_the_warm_up_loads_what_the_first_call_needs_and_the_call_loads_no
     assert heard.of("transcript")[1]["role"] == "user"  # Whisper heard the caller...
     assert len(cold) == 1  # ...with the model the warm-up loaded
     assert tts._kept == kept_before_call  # and the greeting was not synthesized again
+
+
+@pytest.mark.parametrize("local_key", ["smollm2", ""])
+async def test_a_local_model_reads_the_calls_beginning_while_the_greeting_plays(
+        fake_openai, local_key):
+    """llama.cpp keeps what a slot has read: the instructions and the greeting are read
+    before the caller has spoken, and the first reply's prompt begins with them. A hosted
+    model is not asked (it would gain nothing)."""
+    fake_openai.reply_text = VoiceScript()
+    brief = Brief(system_prompt="You are the receptionist of Shear Delight.",
+                  first_message="Thanks for calling Shear Delight.",
+                  tools=[{"name": "check_availability", "triggers": ["haircut"],
+                          "result": {"free": ["15:00"]}}])
+    adapter = LocalCascadeAdapter(
+        brief=brief, endpoint=fake_openai.endpoint("voice-llm", local_key=local_key))
+    await adapter.start()
+    for frame in frames(silence(300) + speech(CALLER_LINE) + silence(1000)):
+        await adapter.send_audio(frame)
+    await async_wait_for(lambda: any(r.messages[-1]["role"] == "user"
+                                     for r in fake_openai.chat_requests),
+                         what="the reply's request")
+    await adapter.end()
+    *read_ahead, reply = fake_openai.chat_requests
+    system = reply.messages[0]
+    assert reply.messages[1] == {"role": "assistant", "content": brief.first_message}
+    if not local_key:
+        assert read_ahead == []
+        return
+    assert len(read_ahead) == 1 and read_ahead[0].body["max_tokens"] == 1
+    assert read_ahead[0].messages == [system, reply.messages[1]]
+    # The tool's result follows the caller's words: the beginning read ahead stays as it was.
+    assert "check_availability" in reply.messages[2]["content"]
 
 
 PROBE = """
