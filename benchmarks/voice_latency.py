@@ -2,7 +2,8 @@
 """How soon a caller hears the offline voice agent on a fresh arena; prints figures, asserts
 nothing.
 
-    .venv/bin/python benchmarks/voice_latency.py [--battles 2] [--url http://127.0.0.1:8000]
+    .venv/bin/python benchmarks/voice_latency.py [--battles 2] [--keep]
+                                                 [--url http://127.0.0.1:8000]
 
 Without ``--url`` it starts a fresh arena with the run command (``python -m arena.devserver``,
 ``PORT=0``, a new ``ARENA_VAR_DIR``: nothing loaded or cached), waits until voice battles can
@@ -28,6 +29,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -199,7 +201,6 @@ class FreshArena:
 
     def wait(self, seconds: float = 300) -> str:
         if not self._found.wait(seconds) or self.url is None:
-            self.stop()
             raise SystemExit(f"the arena did not start; see {self.log.name}")
         return self.url
 
@@ -251,9 +252,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--battles", type=int, default=2)
     parser.add_argument("--url", help="a running arena instead of a fresh one")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the fresh arena's var folder (its log is run.log)")
     args = parser.parse_args()
     lines = [speech(text) for text in LINES]
     arena = None if args.url else FreshArena()
+    completed = False
     try:
         base = (args.url or arena.wait()).rstrip("/")
         if arena:
@@ -285,9 +289,12 @@ def main() -> None:
               if replies else "reply: never heard")
         print(f"load average {load()} at the end (other work on this machine slows every "
               "figure)")
+        completed = True
     finally:
         if arena:
             arena.stop()
+            if completed and not args.keep:  # the joined Qwen file alone is 400 MB
+                shutil.rmtree(arena.var_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
