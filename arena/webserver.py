@@ -82,6 +82,15 @@ def settle_heap() -> None:
     gc.freeze()
 
 
+_warmed = threading.Event()
+
+
+def warmed_up() -> bool:
+    """Whether this web process has run every mode's warm-up (:func:`warm_up_once_serving`):
+    what a readiness check that should wait for it asks."""
+    return _warmed.is_set()
+
+
 def warm_up_once_serving() -> None:
     """In a server process running a Twisted reactor (daphne): once it runs, warm every mode
     up (:func:`arena.modes.warm_up`: the offline voice agent's models) in a thread of its
@@ -103,6 +112,7 @@ def _warm_up() -> None:
     finally:
         connections.close_all()
     settle_heap()
+    _warmed.set()
 
 
 def daphne_shared_command(listener: socket.socket) -> list[str]:

@@ -128,14 +128,15 @@ import arena.asgi
 from twisted.internet import reactor
 from agents.speech import stt, tts
 from agents.warmup import voice_warm
+from arena.webserver import warmed_up
 print("probe", "openai" in sys.modules, stt._model is not None, flush=True)
 
 def serving():
-    if not voice_warm():
+    if not warmed_up():
         reactor.callLater(0.1, serving)
         return
-    print("probe", "openai" in sys.modules, stt._model is not None, len(tts._kept) > 0,
-          flush=True)
+    print("probe", voice_warm(), "openai" in sys.modules, stt._model is not None,
+          len(tts._kept) > 0, flush=True)
     reactor.stop()
 
 reactor.callWhenRunning(serving)
@@ -154,4 +155,4 @@ def test_a_web_process_warms_the_offline_agent_up_once_it_serves(test_process_en
     imported, serving = [line.split()[1:] for line in result.stdout.splitlines()
                          if line.startswith("probe ")]  # the rest is the process's log
     assert imported == ["False", "False"]
-    assert serving == ["True", "True", "True"]
+    assert serving == ["True", "True", "True", "True"]
