@@ -12,6 +12,9 @@ class AgentsConfig(modes.ModeConfig):
         session_fields=("agents.AgentBattle.session_key", "agents.AgentVote.session_key"),
         websocket_routes="agents.routing.websocket_urlpatterns",
         figures="agents.selectors.home_figures",
+        # the offline agent's calls run in the web process: Whisper, the model client and
+        # the greetings are loaded before its first call
+        warm_up="agents.warmup.voice_warm_up",
         beat={
             # A call whose proxy process died stays "live": close it with the reason.
             # Evaluation stages whose worker died are the platform sweep's.

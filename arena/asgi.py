@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django (public answers repeated from memory before it,
-arena.edge), websockets through each app's routing."""
+arena.edge), websockets through each app's routing; once daphne serves, the modes warm up
+(arena.webserver.warm_up_once_serving)."""
 
 import os
 
@@ -15,7 +16,11 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from arena.aio import reused_request_threads  # noqa: E402
 from arena.edge import PublicAnswers  # noqa: E402
 from arena.routing import websocket_urlpatterns  # noqa: E402
-from arena.webserver import accept_one_at_a_time, settle_heap  # noqa: E402
+from arena.webserver import (  # noqa: E402
+    accept_one_at_a_time,
+    settle_heap,
+    warm_up_once_serving,
+)
 
 accept_one_at_a_time()
 
@@ -28,3 +33,4 @@ application = ProtocolTypeRouter(
     }
 )
 settle_heap()
+warm_up_once_serving()

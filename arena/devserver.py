@@ -3,11 +3,10 @@
 ``python -m arena.devserver`` starts the embedded Redis (unless ``REDIS_URL``), migrates,
 loads the fixtures, then starts at once daphne on 127.0.0.1:$PORT (8000), the local models
 (unless ``ARENA_LOCAL_MODELS=0``), the Celery workers and beat, and says where the arena is
-once it is ready: the web answers, a worker beats and the local models have settled
-(:class:`ReadyWatch`; the log says when each part got ready). A
-process that crashes is started again with backoff (and the log says so); the rest keep
-running. Ctrl-C (or SIGTERM) stops every process it started, in reverse order, leaving none
-behind.
+once it is ready: the web answers and has warmed up, a worker beats and the local models
+have settled (:class:`ReadyWatch`; the log says when each part got ready). A process that
+crashes is started again with backoff (and the log says so); the rest keep running. Ctrl-C
+(or SIGTERM) stops every process it started, in reverse order, leaving none behind.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from django.db import connections
 from arena.embedded_redis import start_embedded_redis
 from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
 from arena.local_models.specs import clear_instance
-from arena.readiness import local_models_state, workers_alive
+from arena.readiness import local_models_state, web_is_warm, workers_alive
 from arena.webserver import daphne_shared_command, web_answers, web_socket, worker_command
 
 logger = logging.getLogger("arena.devserver")
@@ -199,13 +198,17 @@ class ReadyWatch:
     since the watch began; past ``patience`` seconds it gives up waiting on the workers and
     the local models, and the address comes with what is still starting."""
 
-    def __init__(self, port: int, patience: float = READY_PATIENCE_SECONDS) -> None:
+    def __init__(self, port: int, web_pids: Callable[[], list[int]],
+                 patience: float = READY_PATIENCE_SECONDS) -> None:
         self.port, self.patience = port, patience
         self.began = time.monotonic()
         self.ready_after: dict[str, float] = {}
         self.parts: dict[str, Callable[[], bool]] = {
             "the web": lambda: web_answers(port),
             "a worker": _a_worker_beats,
+            # Each daphne loads what the offline voice agent's calls need once it serves
+            # (arena.webserver.warm_up_once_serving): the first caller waits for none of it.
+            "the web's warm-up": lambda: _all_warm(web_pids()),
         }
         if settings.ARENA_LOCAL_MODELS:
             self.parts["the local models"] = lambda: local_models_state() != "starting"
@@ -236,6 +239,13 @@ class ReadyWatch:
             return (f"; still starting after {self.patience:.0f} s: {', '.join(waiting)} "
                     "(a battle sent meanwhile waits for them; see /healthz/ready)")
         return f"; ready in {max(self.ready_after.values()):.1f} s"
+
+
+def _all_warm(pids: list[int]) -> bool:
+    try:
+        return bool(pids) and all(web_is_warm(pid) for pid in pids)
+    except redis.RedisError:
+        return False
 
 
 def _a_worker_beats() -> bool:
@@ -307,7 +317,9 @@ def main() -> int:
             [*celery, "beat", "--loglevel", "INFO",
              "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")],
         )
-        watch = ReadyWatch(port)
+        watch = ReadyWatch(port, web_pids=lambda: [
+            child.process.pid for child in supervisor.children
+            if child.name.startswith("daphne") and child.process.poll() is None])
         if not supervisor.wait_until(watch.ready):
             return 0  # asked to stop meanwhile
         logger.info("The arena is running at http://127.0.0.1:%s/ (Ctrl-C stops everything)%s",

@@ -67,6 +67,9 @@ class Mode:
     # "app_label.Model.field" of every column holding a visitor's session key: moved to the
     # new key when the session's key is rotated (arena.sessions.session_rotate)
     session_fields: tuple[str, ...] = ()
+    # dotted path of a callable that loads what the mode's sockets would otherwise load on
+    # first use (models, audio), run by each web process once it serves (arena.webserver)
+    warm_up: str | None = None
 
     def __post_init__(self) -> None:
         if not self.path.endswith("/") or self.path.startswith("/"):
@@ -119,6 +122,17 @@ def beat_schedule() -> dict[str, dict[str, Any]]:
                 raise ImproperlyConfigured(f"two modes declare the beat entry {name!r}")
             schedule[name] = dict(entry)
     return schedule
+
+
+def warm_up() -> None:
+    """Run every mode's ``warm_up``, one after the other (blocking); one that fails is
+    logged, and what it did not load is loaded on first use instead."""
+    for mode in modes():
+        if mode.warm_up:
+            try:
+                import_string(mode.warm_up)()
+            except Exception:
+                logger.exception("mode %s could not warm up", mode.key)
 
 
 def home_figures(mode: Mode) -> list[Figure]:

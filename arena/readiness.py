@@ -17,6 +17,7 @@ heartbeat is one ``ZADD`` with a timeout, read with one ``ZCOUNT``.
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 
@@ -107,6 +108,26 @@ class WorkerHeartbeat:
                 failing = True
             if self._stop.wait(self.interval):
                 return
+
+
+def web_warm_key() -> str:
+    return f"{settings.CACHES['default']['KEY_PREFIX']}:web-warm"
+
+
+def web_warmed(pid: int) -> None:
+    """Web process ``pid`` has run every mode's warm-up (arena.webserver.warm_up_once_serving)."""
+    try:
+        pipe = broker_redis().pipeline()
+        pipe.sadd(web_warm_key(), f"{socket.gethostname()}:{pid}")
+        pipe.expire(web_warm_key(), 7 * 24 * 3600)
+        pipe.execute()
+    except redis.RedisError:
+        logger.warning("could not record that web process %d is warm", pid)
+
+
+def web_is_warm(pid: int) -> bool:
+    """Whether web process ``pid`` of this machine said it is warm (raises redis.RedisError)."""
+    return bool(broker_redis().sismember(web_warm_key(), f"{socket.gethostname()}:{pid}"))
 
 
 def local_models_state() -> str:

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,7 +18,8 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.urls import get_resolver
 
-from arena.readiness import worker_beats, workers_alive
+from arena import modes
+from arena.readiness import web_warmed, worker_beats, workers_alive
 
 # Twisted listens with a queue of 50 by default: in a burst of new connections the kernel
 # drops the rest, and each dropped client waits a whole second before TCP tries again.
@@ -79,6 +81,40 @@ def settle_heap() -> None:
     get_resolver().url_patterns  # noqa: B018 - imported for what it loads
     gc.collect()
     gc.freeze()
+
+
+_warmed = threading.Event()
+
+
+def warmed_up() -> bool:
+    """Whether this web process has run every mode's warm-up (:func:`warm_up_once_serving`):
+    what a readiness check that should wait for it asks."""
+    return _warmed.is_set()
+
+
+def warm_up_once_serving() -> None:
+    """In a server process running a Twisted reactor (daphne): once it runs, warm every mode
+    up (:func:`arena.modes.warm_up`: the offline voice agent's models) in a thread of its
+    own, then settle the heap again, so that what they loaded is out of the collector's sight
+    too. The server answers meanwhile, and a call that comes first loads what it needs
+    itself; a process that only imports the application (a test, a probe) warms nothing."""
+    reactor = sys.modules.get("twisted.internet.reactor")
+    if reactor is None:
+        return
+    reactor.callWhenRunning(lambda: threading.Thread(target=_warm_up, name="warm-up",
+                                                     daemon=True).start())
+
+
+def _warm_up() -> None:
+    from django.db import connections  # noqa: PLC0415 - this thread's own connections
+
+    try:
+        modes.warm_up()
+    finally:
+        connections.close_all()
+    settle_heap()
+    _warmed.set()
+    web_warmed(os.getpid())  # the run command waits for it before it gives the address
 
 
 def daphne_shared_command(listener: socket.socket) -> list[str]:

@@ -87,11 +87,15 @@ def adapter_for(config: AgentConfiguration, scenario: Scenario) -> AgentAdapter:
         return RetellAdapter(config=config, brief=brief_for(scenario),
                              max_seconds=scenario.max_duration_seconds)
 
-    settings = config.config_json
+    voice, rate = local_voice(config)
     return LocalCascadeAdapter(brief=brief_for(scenario),
-                               endpoint=model_endpoint_by_slug(settings["llm"]),
-                               voice=settings.get("voice", "en-us"),
-                               rate=int(settings.get("rate", 170)))
+                               endpoint=model_endpoint_by_slug(config.config_json["llm"]),
+                               voice=voice, rate=rate)
+
+
+def local_voice(config: AgentConfiguration) -> tuple[str, int]:
+    """An offline agent's eSpeak NG voice and rate (words a minute)."""
+    return config.config_json.get("voice", "en-us"), int(config.config_json.get("rate", 170))
 
 
 PING_PATHS = {Provider.VAPI: "/assistant?limit=1", Provider.RETELL: "/list-voices"}

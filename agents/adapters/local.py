@@ -6,6 +6,11 @@ caller's words call for them → a local LLM (through :mod:`arena.llm`) replies,
 each finished sentence is spoken by eSpeak NG at once → 16 kHz PCM paced in real time
 (a few frames ahead, for the network). When the caller starts talking over the agent, its
 audio stops (barge-in).
+
+What is slow to load is loaded when the web process starts (:mod:`agents.warmup`), the
+greeting's audio included; a call that comes before that loads it off the loop. While the
+greeting plays, a model on this machine reads the call's instructions and greeting
+(:meth:`LocalCascadeAdapter._prefill`), so the first reply does not wait for that reading.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from agents.adapters.base import (
 )
 from agents.speech.audio import FRAME_MS, frames
 from agents.speech.stt import stt_problem, transcribe, warm_up
-from agents.speech.tts import synthesize, tts_problem
+from agents.speech.tts import kept, spoken, synthesize, tts_problem
 from agents.speech.vad import Endpointer
 from arena.llm import LLMError, load_client
 
@@ -82,7 +87,6 @@ class LocalCascadeAdapter(AgentAdapter):
         self.voice = voice
         self.rate = rate
         self.history: list[dict] = []
-        self.tool_results: list[str] = []
         self._called: set[str] = set()
         self._endpointer = None
         self._utterance = bytearray()
@@ -93,6 +97,7 @@ class LocalCascadeAdapter(AgentAdapter):
         self._play_until = 0.0
         self._speaking = False
         self._warming: asyncio.Future | None = None
+        self._prefilled: asyncio.Task | None = None
         # A transcription started during the caller's pause: (bytes of the utterance it
         # read, the task), dropped when the caller speaks again.
         self._guess: tuple[int, asyncio.Future] | None = None
@@ -102,19 +107,25 @@ class LocalCascadeAdapter(AgentAdapter):
         if problem:
             raise AgentUnavailable(problem)
 
-        # Whisper and the provider SDKs load (a few seconds, once per process) while the
-        # greeting plays, off the loop: every call of this web process shares the loop.
+        # In a web process that is not warm yet (agents.warmup), Whisper and the provider
+        # SDKs load while the greeting plays, off the loop: every call of the process shares
+        # the loop. Once loaded, this is done at once.
         def warm() -> None:
             warm_up()
             load_client()
 
         self._warming = asyncio.ensure_future(asyncio.to_thread(warm))
         self._endpointer = Endpointer()
-        if self.brief.first_message:
-            self.history.append({"role": "assistant", "content": self.brief.first_message})
-            self.emit(TranscriptUpdate("agent", self.brief.first_message))
-            self._say(self.brief.first_message)
+        greeting = self.brief.first_message
+        if greeting:
+            self.history.append({"role": "assistant", "content": greeting})
+            self.emit(TranscriptUpdate("agent", greeting))
+            self._say(kept(greeting, voice=self.voice, rate=self.rate)
+                      or await asyncio.to_thread(spoken, greeting, voice=self.voice,
+                                                 rate=self.rate))
             self._say(None)
+        if self.endpoint.local_key:
+            self._prefilled = asyncio.create_task(self._prefill())
 
     async def send_audio(self, pcm: bytes) -> None:
         if self.ended is not None or self._endpointer is None:
@@ -149,21 +160,22 @@ class LocalCascadeAdapter(AgentAdapter):
                 asyncio.to_thread(transcribe, heard)))
 
     async def end(self) -> None:
-        for task in (self._reply, self._speaker):
+        for task in (self._reply, self._speaker, self._prefilled):
             if task is not None:
                 task.cancel()
         self.finish("caller ended the call")
 
     # -- speaking -----------------------------------------------------------------------
 
-    def _say(self, sentence: str | None) -> None:
-        """Queue a sentence (``None``: the reply is complete) for the speaker task."""
+    def _say(self, sentence: str | bytes | None) -> None:
+        """Queue a sentence, or its audio, for the speaker task (``None``: the reply is
+        complete)."""
         if self._speaker is None or self._speaker.done():
             self._speech = asyncio.Queue()
             self._speaker = asyncio.create_task(self._speak_queue(self._speech))
         self._speech.put_nowait(sentence)
 
-    async def _speak_queue(self, queue: asyncio.Queue[str | None]) -> None:
+    async def _speak_queue(self, queue: asyncio.Queue[str | bytes | None]) -> None:
         """Speak queued sentences back to back, paced in real time; after ``None``, wait
         for the audio to play out and say the agent listens again."""
         loop = asyncio.get_running_loop()
@@ -175,8 +187,8 @@ class LocalCascadeAdapter(AgentAdapter):
                     self._speaking = False
                     self.emit(AgentStatus("listening"))
                 continue
-            pcm = await asyncio.to_thread(synthesize, sentence, voice=self.voice,
-                                          rate=self.rate)
+            pcm = sentence if isinstance(sentence, bytes) else await asyncio.to_thread(
+                synthesize, sentence, voice=self.voice, rate=self.rate)
             if not self._speaking:
                 self._speaking = True
                 self.emit(AgentStatus("speaking"))
@@ -201,10 +213,30 @@ class LocalCascadeAdapter(AgentAdapter):
 
     # -- thinking -----------------------------------------------------------------------
 
+    async def _prefill(self) -> None:
+        """Have the model on this machine read the call's instructions and greeting now, while
+        they play: llama.cpp keeps what a slot has read, and a prompt that begins the same
+        way is read from where they end. The first reply then waits for the caller's words
+        alone, not for the couple of hundred tokens before them (1.5 s for SmolLM2 and 3-5 s
+        for Qwen 0.5B on this 2-core machine). A hosted model gains nothing: none is asked."""
+        await asyncio.wait([self._warming])
+        if self._warming.cancelled() or self._warming.exception() is not None:
+            return  # the reply says what failed
+        from arena.llm import complete_chat  # noqa: PLC0415 - provider SDKs, after the warm-up
+
+        endpoint = dataclasses.replace(self.endpoint, system_prompt=self._system_prompt(),
+                                       max_tokens=1)
+        try:
+            await complete_chat(endpoint, self.history or [{"role": "user", "content": ""}])
+        except LLMError as exc:  # the reply asks again, and says what failed
+            logger.info("the local agent's model did not read ahead: %s", exc.user_message)
+
     async def _answer(self, heard: bytes, guess: asyncio.Future | None = None) -> None:
         self.emit(AgentStatus("thinking"))  # at once: the badge never waits on the warm-up
         if self._warming is not None:
             await asyncio.wait([self._warming])  # a failed warm-up fails where it is used
+        if self._prefilled is not None:  # reading the same beginning again would be slower
+            await asyncio.wait([self._prefilled])
         from arena.llm import stream_chat  # noqa: PLC0415 - provider SDKs, after the warm-up
 
         # The pause's guess read the same words (only silence came after it).
@@ -213,8 +245,10 @@ class LocalCascadeAdapter(AgentAdapter):
             self.emit(AgentStatus("listening"))
             return
         self.emit(TranscriptUpdate("user", text))
+        results = self._use_tools(text)
+        if results:
+            text = f"{text}\n\n(Results from your tools:\n" + "\n".join(results) + ")"
         self.history.append({"role": "user", "content": text})
-        self._use_tools(text)
         pending = ""
         spoken: list[str] = []
 
@@ -248,8 +282,13 @@ class LocalCascadeAdapter(AgentAdapter):
         self.history.append({"role": "assistant", "content": reply})
         self.emit(TranscriptUpdate("agent", reply))
 
-    def _use_tools(self, text: str) -> None:
+    def _use_tools(self, text: str) -> list[str]:
+        """Call the tools the caller's words call for (each once): their results, for the
+        caller's turn. They follow the words rather than join the instructions, so that the
+        conversation only grows at its end: changed instructions made the model read it all
+        again (3 s of a reply with Qwen 0.5B here)."""
         words = text.lower()
+        results = []
         for tool in self.brief.tools:
             name = tool.get("name", "")
             triggers = [str(t).lower() for t in tool.get("triggers", [])]
@@ -257,11 +296,9 @@ class LocalCascadeAdapter(AgentAdapter):
                 continue
             self._called.add(name)
             result = tool.get("result")
-            self.tool_results.append(f"{name}: {json.dumps(result)}")
+            results.append(f"{name}: {json.dumps(result)}")
             self.emit(ToolCallEvent(name, {"caller_said": text}, result))
+        return results
 
     def _system_prompt(self) -> str:
-        parts = [self.brief.system_prompt, VOICE_RULES]
-        if self.tool_results:
-            parts.append("Results from your tools:\n" + "\n".join(self.tool_results))
-        return "\n\n".join(parts)
+        return f"{self.brief.system_prompt}\n\n{VOICE_RULES}"

@@ -64,30 +64,41 @@ def stt_problem() -> str | None:
 _model = None
 
 
-def _whisper():
+def _load():  # noqa: ANN202 - a faster_whisper.WhisperModel; call with _load_lock held
     global _model
-    with _load_lock:
-        if _model is None:
-            problem = stt_problem()
-            if problem:
-                raise TranscriptionUnavailable(problem)
-            from faster_whisper import WhisperModel  # noqa: PLC0415 - Whisper (0.2 s): embedded extra
+    if _model is None:
+        problem = stt_problem()
+        if problem:
+            raise TranscriptionUnavailable(problem)
+        from faster_whisper import WhisperModel  # noqa: PLC0415 - Whisper (0.2 s): embedded extra
 
-            _model = WhisperModel(str(whisper_dir()), device="cpu", compute_type="int8",
-                                  cpu_threads=1, num_workers=1)
-        return _model
+        _model = WhisperModel(str(whisper_dir()), device="cpu", compute_type="int8",
+                              cpu_threads=1, num_workers=1)
+    return _model
+
+
+def _whisper():
+    with _load_lock:
+        return _load()
 
 
 def warm_up() -> None:
-    """Load the model now, so the first thing a caller says is not kept waiting."""
-    _whisper()
+    """Load the model and run it once, on silence, so that the first thing a caller says
+    waits for neither (about a second here); at once when it is loaded already."""
+    with _load_lock:
+        if _model is not None:
+            return
+        _run(_load(), silence(1000))
 
 
 def transcribe(pcm: bytes) -> str:
     """The English text of 16 kHz PCM (greedy decoding; blocking: call it off the loop)."""
     if len(pcm) < 3200:  # under 0.1 s: nothing to hear
         return ""
-    model = _whisper()
+    return _run(_whisper(), pcm)
+
+
+def _run(model, pcm: bytes) -> str:  # noqa: ANN001 - a faster_whisper.WhisperModel
     # Half a second of silence on each side: tiny.en misheard words at the edges of a tightly
     # cut utterance ("book a" as "welcome") and hears them right with the margin.
     padded = silence(PAD_MS) + pcm + silence(PAD_MS)

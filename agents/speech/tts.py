@@ -2,7 +2,8 @@
 ship in it), through the library's C API, resampled to 16 kHz.
 
 eSpeak keeps global state, so one synthesis runs at a time per process (a lock); a sentence
-takes a few milliseconds.
+takes a few milliseconds. What every call says the same way (a scenario's greeting) is
+synthesized once per process and kept (:func:`spoken`, :func:`kept`).
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ PARAM_RATE = 1
 MAX_CHARACTERS = 2_000
 DEFAULT_VOICE = "en-us"
 DEFAULT_RATE = 170  # words per minute
+MAX_KEPT = 256  # kept sentences: every scenario's greeting in every local agent's voice
 
 _lock = threading.Lock()
 _collected: list[bytes] = []
+_kept: dict[tuple[str, str, int], bytes] = {}
 _CALLBACK_TYPE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int,
                                   ctypes.c_void_p)
 
@@ -94,3 +97,20 @@ def synthesize(text: str, *, voice: str = DEFAULT_VOICE, rate: int = DEFAULT_RAT
         return b""
     resampled = soxr.resample(native, native_rate, SAMPLE_RATE)
     return np.clip(resampled, -32768, 32767).astype("<i2").tobytes()
+
+
+def spoken(text: str, *, voice: str = DEFAULT_VOICE, rate: int = DEFAULT_RATE) -> bytes:
+    """:func:`synthesize`, kept for the next time the same words are said in the same voice."""
+    key = (text, voice, int(rate))
+    pcm = _kept.get(key)
+    if pcm is None:
+        pcm = synthesize(text, voice=voice, rate=rate)
+        if len(_kept) >= MAX_KEPT:
+            _kept.clear()
+        _kept[key] = pcm
+    return pcm
+
+
+def kept(text: str, *, voice: str = DEFAULT_VOICE, rate: int = DEFAULT_RATE) -> bytes | None:
+    """The audio :func:`spoken` keeps for these words, or ``None`` (not said yet)."""
+    return _kept.get((text, voice, int(rate)))

@@ -68,7 +68,11 @@ async def test_a_spoken_call_is_heard_answered_recorded_and_measured(fake_openai
     user_lines = [e["text"] for e in heard.of("transcript") if e["role"] == "user"]
     assert len(user_lines) == 1
     assert "haircut" in user_lines[0].lower() and "smith" in user_lines[0].lower()
-    assert fake_openai.reply_text.heard == [user_lines[0]]  # the LLM got what Whisper heard
+    # The LLM got what Whisper heard, and after it what the tools it called for returned.
+    assert len(fake_openai.reply_text.heard) == 1
+    words, tools = fake_openai.reply_text.heard[0].split("\n\n(Results from your tools:\n")
+    assert words == user_lines[0]
+    assert "check_availability:" in tools and "book_appointment:" in tools
     assert heard.audio_frames > greeting_frames + 50  # the reply was spoken back
     assert [e["name"] for e in heard.of("tool_call")] == ["check_availability",
                                                           "book_appointment"]

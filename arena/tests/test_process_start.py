@@ -1,7 +1,8 @@
 """What a process loads before it serves: a web process every view, frozen out of the
-collector's sight (arena.webserver.settle_heap), and nothing only workers need; a worker the
-provider SDKs its tasks call; and django.setup(), which every process and command runs,
-nothing heavy."""
+collector's sight (arena.webserver.settle_heap), and nothing only workers need (what the
+offline voice agent's calls need comes once it serves, in the background: the modes' warm-up,
+agents/tests/test_warmup.py); a worker the provider SDKs its tasks call; and django.setup(),
+which every process and command runs, nothing heavy."""
 
 import os
 import subprocess

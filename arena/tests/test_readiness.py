@@ -90,6 +90,16 @@ def test_a_heartbeat_outlives_redis_going_away_and_beats_again_when_it_is_back(
         heartbeat.stop()
 
 
+def test_a_web_process_is_warm_once_it_says_so(no_workers):
+    from arena.broker import broker_redis
+    from arena.readiness import web_is_warm, web_warm_key, web_warmed
+
+    broker_redis().delete(web_warm_key())
+    assert not web_is_warm(4242)
+    web_warmed(4242)
+    assert web_is_warm(4242) and not web_is_warm(4243)
+
+
 def test_local_models_are_starting_until_their_record_says_settled(instance_record, settings):
     assert local_models_state() == "starting"  # no record yet
     instance_record()

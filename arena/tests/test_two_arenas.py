@@ -115,11 +115,11 @@ def test_two_arenas_run_side_by_side(tmp_path):
     arenas = [first]
     try:
         first_health = first.wait_ready()
-        # The address comes once the arena is ready: the web answers, a worker beats and the
-        # local models have settled, each logged as it got there.
+        # The address comes once the arena is ready: the web answers and has warmed up, a
+        # worker beats and the local models have settled, each logged as it got there.
         log = first.log.read_text()
         running = log.index("The arena is running at")
-        for part in ("the web", "a worker", "the local models"):
+        for part in ("the web", "the web's warm-up", "a worker", "the local models"):
             assert log.index(f"{part} ready after") < running
         assert first.ready_when_announced == 200
         second = Arena(tmp_path / "second")
