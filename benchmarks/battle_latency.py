@@ -2,6 +2,7 @@
 """Battle latency on the real stack against a fake provider; prints figures, asserts nothing.
 
     .venv/bin/python benchmarks/battle_latency.py [--t-ms 1000] [--battles 20] [--bursts 20,100]
+        [--run-command [--database-url postgresql://...]]
 
 It builds a throwaway stack of its own: a temporary ``ARENA_VAR_DIR``, SQLite and the embedded
 Redis (or, when ``DATABASE_URL`` / ``REDIS_URL`` are set, a throwaway database on that
@@ -19,6 +20,13 @@ OpenAI-compatible provider whose two models answer in T ms. Then it measures
     and no other's; it prints the counts. The workers run as the run command starts them
     (``CELERY_WORKER_PROCESSES`` processes of ``CELERY_WORKER_CONCURRENCY`` threads) unless
     ``--worker-processes`` / ``--worker-threads`` say otherwise.
+
+With ``--run-command`` it drives the arena exactly as the README's run command starts it
+(``python -m arena.devserver`` on a folder and port of its own, SQLite and the embedded Redis,
+or ``--database-url`` for PostgreSQL), its models file naming the fake provider's two models,
+the visitor limits raised only for the load client (it connects from 127.0.0.2,
+``ARENA_RATE_LIMIT_RAISED_FOR``): (0) a battle sent the moment the address appears (target:
+within 1.5 T), then (a) and (c).
 """
 
 from __future__ import annotations
