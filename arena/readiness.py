@@ -40,10 +40,11 @@ def workers_key() -> str:
     return f"{prefix}:workers:{settings.CELERY_TASK_DEFAULT_QUEUE}"
 
 
-def worker_beat(name: str, *, now: float | None = None) -> None:
-    """Say that worker ``name`` is alive and consuming now."""
+def worker_beat(name: str, *, now: float | None = None, key: str | None = None) -> None:
+    """Say that worker ``name`` is alive and consuming now (in ``key``: the set of the queue
+    it consumes, by default the settings' queue)."""
     now = time.time() if now is None else now
-    key = workers_key()
+    key = key or workers_key()
     pipe = broker_redis().pipeline()
     pipe.zadd(key, {name: now})
     pipe.zremrangebyscore(key, "-inf", now - FORGET_SECONDS)
@@ -51,10 +52,10 @@ def worker_beat(name: str, *, now: float | None = None) -> None:
     pipe.execute()
 
 
-def worker_gone(name: str) -> None:
+def worker_gone(name: str, *, key: str | None = None) -> None:
     """A worker that stops says so, so that readiness does not count it for FRESH_SECONDS."""
     try:
-        broker_redis().zrem(workers_key(), name)
+        broker_redis().zrem(key or workers_key(), name)
     except redis.RedisError:
         logger.info("could not remove worker %s from the heartbeat set", name)
 
@@ -78,6 +79,7 @@ class WorkerHeartbeat:
 
     def __init__(self, name: str, interval: float = HEARTBEAT_SECONDS) -> None:
         self.name, self.interval = name, interval
+        self.key = workers_key()  # the queue it consumes, as it started
         self.failures = 0  # beats that Redis did not take
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="arena-worker-heartbeat",
@@ -90,13 +92,13 @@ class WorkerHeartbeat:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=self.interval + 2)
-        worker_gone(self.name)
+        worker_gone(self.name, key=self.key)
 
     def _run(self) -> None:
         failing = False
         while True:
             try:
-                worker_beat(self.name)
+                worker_beat(self.name, key=self.key)
                 if failing:
                     logger.info("worker heartbeat: Redis answers again")
                 failing = False

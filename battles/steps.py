@@ -88,8 +88,12 @@ def response_work(job: Job) -> StepResult | None:
 async def _stream(job: Job):
     if job.restart:
         await job.relay.restart()
-    return await stream_chat(job.endpoint, job.messages, on_delta=job.relay.delta,
-                             on_restart=job.relay.restart)
+    completion = await stream_chat(job.endpoint, job.messages, on_delta=job.relay.delta,
+                                   on_restart=job.relay.restart)
+    # The last chunks wait for the relay's timer: sent now, before the answer is saved and
+    # its end announced, so that a page never hears "done" before the answer's last words.
+    await job.relay.flush()
+    return completion
 
 
 def response_advance(response: Response) -> None:

@@ -30,13 +30,20 @@ def celery_worker_session(django_db_blocker) -> Iterator[object]:
 
     global _session_worker_running
     app.conf.task_always_eager = False
+    from arena.readiness import WorkerHeartbeat
+
     with start_worker(app, pool="threads", concurrency=8, perform_ping_check=False,
                       loglevel="WARNING", shutdown_timeout=10) as worker:
+        # Celery's test worker sends no worker_ready, where a real one starts its heartbeat:
+        # started here, so that what looks for a running worker (readiness, a command
+        # that starts its own otherwise) finds this one.
+        heartbeat = WorkerHeartbeat(worker.hostname).start()
         _session_worker_running = True
         try:
             yield worker
         finally:
             _session_worker_running = False
+            heartbeat.stop()
 
 
 def worker_idle() -> bool:
