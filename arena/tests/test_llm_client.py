@@ -253,7 +253,8 @@ async def test_backoff_grows_between_retries(fake: FakeProviderServer, settings:
     with pytest.raises(LLMServerError):
         await complete_chat(_endpoint(fake), USER)
     gap1, gap2 = fake.gaps()
-    assert gap2 > gap1
+    # Lower bounds only: a busy machine adds to a gap (one request's overhead once made the
+    # first gap longer than the second), but no wait is shorter than its backoff.
     assert gap1 >= 0.09  # waited at least base * 2**0
     assert gap2 >= 0.19  # waited at least base * 2**1
 
