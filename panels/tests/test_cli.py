@@ -33,7 +33,7 @@ def panel_command(*args, stdin=None, monkeypatch=None):
 
 def test_a_panel_from_the_command_line(panel_models, fake_openai, fake_anthropic):
     out = io.StringIO()
-    # The default: find the running worker with a ping (the test's worker answers).
+    # The default: find the running worker by its heartbeat (the test's worker beats).
     call_command("panel", "What is 2+2?", "--no-clarify", "--timeout", "60", stdout=out)
     out = out.getvalue()
     assert "Starting a Celery worker" not in out

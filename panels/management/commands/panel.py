@@ -1,7 +1,8 @@
 """Ask every model one question, let every model rank all answers, show the averaged verdict.
 
-The same services as the page: answers and judgements run as Celery tasks. If no worker
-answers a ping, a worker process is started for as long as the command runs.
+The same services as the page: answers and judgements run as Celery tasks. If no worker of
+this arena beats (arena.readiness), a worker process is started for as long as the command
+runs.
 """
 
 from __future__ import annotations
@@ -45,9 +46,9 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=900.0,
                             help="Seconds to wait for the panel (default 900).")
         parser.add_argument("--worker", choices=("auto", "external", "start"), default="auto",
-                            help="auto: start a Celery worker process unless one answers a "
-                                 "ping (default); external: workers run elsewhere (remote "
-                                 "control may be off); start: always start one.")
+                            help="auto: start a Celery worker process unless one of this "
+                                 "arena's beats (default); external: workers run elsewhere; "
+                                 "start: always start one.")
 
     def handle(self, *args, question="", auto=False, models=None, no_clarify=False,
                as_json=False, timeout=900.0, worker="auto", public=False, **options):
