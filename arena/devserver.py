@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import django
-import redis
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connections
@@ -33,7 +32,7 @@ from django.db import connections
 from arena.embedded_redis import start_embedded_redis
 from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
 from arena.local_models.specs import clear_instance
-from arena.readiness import local_models_state, web_is_warm, workers_alive
+from arena.readiness import answered, local_models_state, web_is_warm, workers_alive
 from arena.webserver import daphne_shared_command, web_answers, web_socket, worker_command
 
 logger = logging.getLogger("arena.devserver")
@@ -205,10 +204,11 @@ class ReadyWatch:
         self.ready_after: dict[str, float] = {}
         self.parts: dict[str, Callable[[], bool]] = {
             "the web": lambda: web_answers(port),
-            "a worker": _a_worker_beats,
+            "a worker": lambda: answered(workers_alive),
             # Each daphne loads what the offline voice agent's calls need once it serves
             # (arena.webserver.warm_up_once_serving): the first caller waits for none of it.
-            "the web's warm-up": lambda: _all_warm(web_pids()),
+            "the web's warm-up": lambda: answered(
+                lambda: (pids := web_pids()) and all(web_is_warm(pid) for pid in pids)),
         }
         if settings.ARENA_LOCAL_MODELS:
             self.parts["the local models"] = lambda: local_models_state() != "starting"
@@ -239,20 +239,6 @@ class ReadyWatch:
             return (f"; still starting after {self.patience:.0f} s: {', '.join(waiting)} "
                     "(a battle sent meanwhile waits for them; see /healthz/ready)")
         return f"; ready in {max(self.ready_after.values()):.1f} s"
-
-
-def _all_warm(pids: list[int]) -> bool:
-    try:
-        return bool(pids) and all(web_is_warm(pid) for pid in pids)
-    except redis.RedisError:
-        return False
-
-
-def _a_worker_beats() -> bool:
-    try:
-        return workers_alive() > 0
-    except redis.RedisError:
-        return False
 
 
 def _prepare_database() -> None:

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest
 
+from arena.broker import broker_redis
 from arena.readiness import local_models_state, workers_alive
 from arena.selectors import model_list_with_availability
 
@@ -32,9 +33,7 @@ def check_database() -> dict:
 
 def check_redis() -> dict:
     try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1,
-                                      socket_timeout=1)
-        client.ping()
+        broker_redis().ping()
         return {"ok": True, "embedded": settings.EMBEDDED_REDIS}
     except Exception as exc:
         return {"ok": False, "embedded": settings.EMBEDDED_REDIS, "error": type(exc).__name__}

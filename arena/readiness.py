@@ -20,6 +20,7 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
 
 import redis
 from django.conf import settings
@@ -32,6 +33,15 @@ logger = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 2.0
 FRESH_SECONDS = 3 * HEARTBEAT_SECONDS
 FORGET_SECONDS = 60.0  # a worker silent this long is removed from the set
+
+
+def answered(check: Callable[[], object]) -> bool:
+    """``check()``'s answer, False while Redis does not answer (the caller asks again)."""
+    try:
+        return bool(check())
+    except redis.RedisError:
+        return False
+
 
 def workers_key() -> str:
     """The sorted set of this arena's workers (its cache prefix and queue: a second arena or

@@ -19,7 +19,7 @@ from django.core.management.base import CommandError
 from django.urls import get_resolver
 
 from arena import modes
-from arena.readiness import web_warmed, worker_beats, workers_alive
+from arena.readiness import answered, web_warmed, worker_beats, workers_alive
 
 # Twisted listens with a queue of 50 by default: in a burst of new connections the kernel
 # drops the rest, and each dropped client waits a whole second before TCP tries again.
@@ -168,7 +168,7 @@ def command_worker(say: Callable[[str], object], prefix: str, *,
     )
     try:
         deadline = time.monotonic() + WORKER_START_SECONDS
-        while not _beats(name):
+        while not answered(lambda: worker_beats(name)):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise CommandError("Could not start a Celery worker; start the arena "
                                    "(python3 dev.py run) and try again.")
@@ -181,10 +181,3 @@ def command_worker(say: Callable[[str], object], prefix: str, *,
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-def _beats(name: str) -> bool:
-    try:
-        return worker_beats(name)
-    except redis.RedisError:  # not reachable yet
-        return False

@@ -100,3 +100,19 @@
     if (send && !send.disabled) box.form.requestSubmit(send);
   });
 })();
+
+// A live page that follows its socket (debate, panel): a "changed" lost while Redis failed
+// (the socket waits the failure out) would leave it behind for good, so after a few seconds
+// without news it reads itself again. Returns the function to call on each message.
+function arenaRereadWhenQuiet(isLive, reread) {
+  "use strict";
+  const QUIET_MS = 5000;
+  let heardAt = Date.now();
+  setInterval(function () {
+    if (isLive() && Date.now() - heardAt >= QUIET_MS) {
+      heardAt = Date.now();
+      reread();
+    }
+  }, 1000);
+  return function () { heardAt = Date.now(); };
+}

@@ -8,16 +8,8 @@
   let retryDelay = 500;
   let inFlight = false;
   let dirty = false;
-  // A "changed" lost while Redis failed (the socket waits the failure out) would leave the
-  // page behind for good: after a few seconds without news it reads itself again.
-  const QUIET_REREAD_MS = 5000;
-  let heardAt = Date.now();
-  setInterval(function () {
-    if (live() && Date.now() - heardAt >= QUIET_REREAD_MS) {
-      heardAt = Date.now();
-      refresh();
-    }
-  }, 1000);
+  // Re-read after a few seconds without news (arena.js); each message is news.
+  const heard = arenaRereadWhenQuiet(function () { return live(); }, function () { refresh(); });
   const texts = {};  // step id -> text streamed so far
   const seqs = {};   // step id -> last sequence number applied
 
@@ -71,7 +63,7 @@
     socket = new WebSocket(scheme + location.host + live().dataset.socket);
     socket.addEventListener("open", function () { retryDelay = 500; refresh(); });
     socket.addEventListener("message", function (event) {
-      heardAt = Date.now();
+      heard();
       onMessage(JSON.parse(event.data));
     });
     socket.addEventListener("close", function () {

@@ -8,16 +8,8 @@
   let retryDelay = 500;
   let inFlight = false;
   let dirty = false;
-  // A "changed" lost while Redis failed (the socket waits the failure out) would leave the
-  // page behind for good: after a few seconds without news it reads itself again.
-  const QUIET_REREAD_MS = 5000;
-  let heardAt = Date.now();
-  setInterval(function () {
-    if (live() && Date.now() - heardAt >= QUIET_REREAD_MS) {
-      heardAt = Date.now();
-      refresh();
-    }
-  }, 1000);
+  // Re-read after a few seconds without news (arena.js); each message is news.
+  const heard = arenaRereadWhenQuiet(function () { return live(); }, function () { refresh(); });
 
   function live() {
     const section = document.getElementById("progress");
@@ -52,7 +44,7 @@
       refresh();  // whatever was written before the socket joined
     });
     socket.addEventListener("message", function (event) {
-      heardAt = Date.now();
+      heard();
       if (JSON.parse(event.data).event === "changed") refresh();
     });
     socket.addEventListener("close", function () {
