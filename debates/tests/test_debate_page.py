@@ -4,6 +4,7 @@ rows are written as the steps would leave them)."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 from arena.steps import StepStatus
@@ -12,6 +13,7 @@ from debates.crowd import debate_vote, wagers_settle
 from debates.models import Debate, DebateStatus, DebateStep, Topic
 from debates.selectors import debate_view
 from debates.tests.debate_support import debate_row
+from testkit.visitors import visitor_session_key
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +83,15 @@ def test_a_judge_that_gave_no_verdict_says_why_on_the_page():
     page = _page(debate)
     reason = page.split('data-testid="no-verdict-reason">', 1)[1].split("<", 1)[0]
     assert reason == "The model provider did not respond in time."
+
+
+def test_the_owners_controls_show_no_template_comment():
+    """A comment over two lines in ``{# #}`` is no comment in Django: the owner of a debate
+    under way read it above Pause and Cancel."""
+    key = visitor_session_key()
+    debate = debate_row(session_key=key)
+    Debate.objects.filter(pk=debate.pk).update(status=DebateStatus.IN_PROGRESS)
+    client = Client()
+    client.cookies[settings.SESSION_COOKIE_NAME] = key
+    page = _page(debate, client)
+    assert "Pause" in page and "{#" not in page and "#}" not in page
