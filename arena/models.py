@@ -161,6 +161,9 @@ class CountedVote(models.Model):
     counts_for_rating = models.BooleanField(default=True, db_index=True)
     exclusion_reason = models.CharField(max_length=200, blank=True)
     voter = models.CharField(max_length=40, blank=True, db_index=True)
+    # The voter ticked "my prompts and answers may be published" (unticked by default): only
+    # then do a data release's rows for this vote carry the conversation's text.
+    publish_text = models.BooleanField(default=False)
 
     class Meta:
         abstract = True
