@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +20,7 @@ import httpx
 from django.conf import settings
 from django.core.cache import cache
 
+from arena.api_keys import key_source, missing_key_message
 from arena.local_models import base_url_for, local_model_status, probe
 from arena.local_models.specs import alias_for, configured_port, port_for, read_instance
 from arena.models import AIModel, ModelStatus, ProviderKind
@@ -57,8 +57,8 @@ def model_static_problem(model: AIModel) -> str | None:
         status = local_model_status(model.local_key)
         if not status.available:
             return status.reason
-    if model.api_key_env and not os.environ.get(model.api_key_env):
-        return f"environment variable {model.api_key_env} is not set"
+    if model.api_key_env and not key_source(model.api_key_env):
+        return missing_key_message(model.api_key_env)
     return None
 
 

@@ -30,6 +30,7 @@ from django.core.management import call_command
 from django.db import connections
 
 from arena.embedded_redis import start_embedded_redis
+from arena.env_file import load_env_file
 from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
 from arena.local_models.specs import clear_instance
 from arena.readiness import answered, local_models_state, web_is_warm, workers_alive
@@ -254,10 +255,13 @@ def _prepare_database() -> None:
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+    from_file = load_env_file()  # before the settings read the environment
     django.setup()
     # What the run command says (where the arena runs, what it starts and stops) is shown
     # whatever LOG_LEVEL quietens elsewhere.
     logger.setLevel(logging.INFO)
+    if from_file:
+        logger.info("read %s from .env", ", ".join(from_file))
 
     lock = _lock_var_dir(Path(settings.VAR_DIR))
     if lock is None:

@@ -1,8 +1,9 @@
 """Reading and checking the models file (``fixtures/models.yaml`` or ``ARENA_MODELS_FILE``).
 
 The format is seed 000's (``id``, ``name``, ``model``, ``base_url``, ``api_key_env``,
-``organization``, ``license``) plus seed 003's ``kind``, ``max_tokens`` and
-``optional``, seed 004's ``cost_per_1m_input_tokens`` / ``cost_per_1m_output_tokens``,
+``organization``, ``license``) plus seed 003's ``kind``, ``max_tokens``, ``optional`` and
+``prefix_len`` (how many characters of the key ``manage.py panel`` prints to check it, 0 to
+8), seed 004's ``cost_per_1m_input_tokens`` / ``cost_per_1m_output_tokens``,
 ``local`` for the embedded local models, and ``context_tokens`` (what the model reads
 at most, checked before a call; a local model's default is its server's context per
 request). Any problem is one line that names
@@ -18,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from arena.api_keys import DEFAULT_PREFIX_LEN, MAX_PREFIX_LEN
 from arena.local_models import LOCAL_MODELS
 from arena.models import SLUG_VALIDATOR, ModelStatus, ProviderKind
 
@@ -26,7 +28,7 @@ REQUIRED_FIELDS = ("id", "name", "model")
 KNOWN_FIELDS = {
     "id", "name", "model", "kind", "provider", "base_url", "api_key_env", "organization",
     "license", "status", "max_tokens", "context_tokens", "system_prompt", "optional", "local",
-    "cost_per_1m_input_tokens", "cost_per_1m_output_tokens", "aliases",
+    "cost_per_1m_input_tokens", "cost_per_1m_output_tokens", "aliases", "prefix_len",
 }
 
 
@@ -54,6 +56,7 @@ class ModelSpec:
     input_price_per_million: Decimal
     output_price_per_million: Decimal
     aliases: tuple[str, ...] = ()
+    prefix_len: int = DEFAULT_PREFIX_LEN
 
     @property
     def is_local(self) -> bool:
@@ -78,6 +81,7 @@ class ModelSpec:
             "local_key": self.local_key,
             "input_price_per_million": self.input_price_per_million,
             "output_price_per_million": self.output_price_per_million,
+            "key_prefix_len": self.prefix_len,
             "aliases": list(self.aliases),
         }
 
@@ -178,7 +182,17 @@ def _parse_entry(path: Path, position: int, entry: Any) -> ModelSpec:
         input_price_per_million=_price(entry, "cost_per_1m_input_tokens", fail),
         output_price_per_million=_price(entry, "cost_per_1m_output_tokens", fail),
         aliases=_aliases(entry, fail),
+        prefix_len=_prefix_len(entry, fail),
     )
+
+
+def _prefix_len(entry: dict, fail) -> int:
+    value = entry.get("prefix_len", DEFAULT_PREFIX_LEN)
+    if (not isinstance(value, int) or isinstance(value, bool)
+            or not 0 <= value <= MAX_PREFIX_LEN):
+        raise fail(f"prefix_len must be a whole number from 0 to {MAX_PREFIX_LEN} (characters "
+                   f"of the key to print), not {value!r}")
+    return value
 
 
 def _aliases(entry: dict, fail) -> tuple[str, ...]:

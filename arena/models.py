@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 
-from django.core.validators import MinValueValidator, RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils import timezone
 
@@ -97,6 +97,10 @@ class AIModel(UpdatedAtModel):
     )
     optional = models.BooleanField(
         default=False, help_text="Skipped quietly when its key or endpoint is missing."
+    )
+    key_prefix_len = models.PositiveSmallIntegerField(
+        default=4, validators=[MaxValueValidator(8)],
+        help_text="Characters of the key that the key check prints (seed 003's prefix_len).",
     )
     in_models_file = models.BooleanField(
         default=True, help_text="False once the models file no longer lists it."

@@ -3,28 +3,24 @@ the answers as Markdown, one table per judge and the final averaged leaderboard.
 
 from __future__ import annotations
 
-import os
-
 from rich.console import Console, Group
 from rich.markdown import Markdown
 from rich.panel import Panel as Box
 from rich.table import Table
 
+from arena.api_keys import DEFAULT_PREFIX_LEN, api_key, key_names, key_prefix, key_source
 from panels.selectors import PanelView
 
-KEY_PREFIX_CHARS = 4  # seed 003's prefix_len: enough to tell keys apart, never more
-_MIN_KEY_FOR_PREFIX = 12  # shorter values show no characters at all
 
-
-def key_status(env_var: str) -> str:
-    """How a key variable looks, never showing more than a 4-character prefix."""
+def key_status(env_var: str, prefix_len: int = DEFAULT_PREFIX_LEN) -> str:
+    """How a key variable looks: the variable that holds it and at most ``prefix_len``
+    characters of it (the models file's ``prefix_len``, seed 003's)."""
     if not env_var:
         return "no key needed"
-    value = os.environ.get(env_var, "").strip()
-    if not value:
-        return f"[red]{env_var} not set[/red]"
-    shown = value[:KEY_PREFIX_CHARS] + "…" if len(value) >= _MIN_KEY_FOR_PREFIX else "(set)"
-    return f"[green]{env_var} {shown}[/green]"
+    source = key_source(env_var)
+    if source is None:
+        return f"[red]{' or '.join(key_names(env_var))} not set[/red]"
+    return f"[green]{source} {key_prefix(api_key(env_var), prefix_len)}[/green]"
 
 
 def show_key_status(console: Console, rows) -> None:
@@ -34,7 +30,7 @@ def show_key_status(console: Console, rows) -> None:
         table.add_column(column)
     for model, availability in rows:
         table.add_row(
-            model.name, model.provider, key_status(model.api_key_env),
+            model.name, model.provider, key_status(model.api_key_env, model.key_prefix_len),
             "[green]yes[/green]" if availability.available
             else f"[red]no[/red] [dim]{availability.reason}[/dim]",
         )

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("ARENA_ENV", "test")
+# No test reads a developer's .env (arena.env_file), nor do the commands tests start.
+os.environ["ARENA_ENV_FILE"] = ""
 # The leaderboard's run comes a second after a vote rather than 20 s: a test's database is
 # emptied only once the worker has run what the test sent it (the root conftest), and a run
 # held 20 s would hold up every voting test's end by as much. Tests of the delay set theirs.

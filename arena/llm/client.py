@@ -17,8 +17,9 @@ If a provider reports no token usage, the counts are estimated with
 :func:`arena.llm.types.estimate_tokens` (characters / 4, system prompt included for input) and
 ``Completion.usage_estimated`` is True.
 
-The API key is read from ``os.environ[endpoint.api_key_env]`` at call time and never logged;
-errors carry scrubbed details and no chained SDK exception.
+The API key is read from the environment (``endpoint.api_key_env`` or its alias,
+:mod:`arena.api_keys`) at call time and never logged; errors carry scrubbed details and no
+chained SDK exception.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import logging
-import os
 import time
 from types import ModuleType
 from typing import Any
@@ -34,6 +34,7 @@ from typing import Any
 from django.conf import settings
 
 from arena import aio
+from arena.api_keys import api_key, missing_key_message
 from arena.llm import anthropic_provider, openai_provider, pace
 from arena.llm.classify import classify
 from arena.llm.errors import LLMConfigError, LLMError
@@ -94,9 +95,9 @@ def backoff_delay(retry_number: int) -> float:
 def read_api_key(endpoint: ModelEndpoint) -> str:
     if not endpoint.api_key_env:
         return NO_KEY_PLACEHOLDER
-    key = os.environ.get(endpoint.api_key_env, "").strip()
+    key = api_key(endpoint.api_key_env)
     if not key:
-        raise LLMConfigError(f"environment variable {endpoint.api_key_env} is not set")
+        raise LLMConfigError(missing_key_message(endpoint.api_key_env))
     return key
 
 

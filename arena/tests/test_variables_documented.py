@@ -7,6 +7,8 @@ from pathlib import Path
 import yaml
 from django.conf import settings
 
+from arena.api_keys import KEY_ALIASES
+
 ROOT = Path(settings.BASE_DIR)
 SOURCES = ["arena", "battles", "debates", "agents", "panels", "leaderboard", "benchmarks",
            "dev.py"]
@@ -72,7 +74,9 @@ ENV_LINE = re.compile(r"^#?\s*([A-Z][A-Z0-9_]+)=", re.MULTILINE)
 # Read by the tooling around the arena, not by the arena itself: the README says how.
 NOT_IN_ENV_EXAMPLE = {"ARENA_AUDIT_SERVICE_URL", "ARENA_AUDIT_ALLOWLIST",
                       "ARENA_SKIP_BROWSER_INSTALL", "ARENA_SHARED_DATA", "ARENA_TEST_PROCESSES",
-                      "ARENA_TEST_WAIT_SCALE", "DJANGO_SETTINGS_MODULE"}
+                      "ARENA_TEST_WAIT_SCALE", "DJANGO_SETTINGS_MODULE",
+                      # It names the file the variables are read from.
+                      "ARENA_ENV_FILE"}
 
 
 def test_every_variable_the_arena_reads_is_in_the_env_example_and_nothing_else():
@@ -83,6 +87,7 @@ def test_every_variable_the_arena_reads_is_in_the_env_example_and_nothing_else()
         read |= variables_read(ast.parse(file.read_text(), filename=str(file)))
     models = yaml.safe_load((ROOT / "fixtures" / "models.yaml").read_text())
     read |= {m["api_key_env"] for m in models["models"] if m.get("api_key_env")}
+    read |= {alias for aliases in KEY_ALIASES.values() for alias in aliases}
     listed = ENV_LINE.findall((ROOT / ".env.example").read_text())
     assert sorted({n for n in listed if listed.count(n) > 1}) == []
     assert sorted(read - set(listed) - NOT_IN_ENV_EXAMPLE) == []
