@@ -175,3 +175,13 @@ def test_the_page_offers_regenerate_only_while_it_can(client, step_sends, settin
     assert client.post(f"/battle/{battle.id}/regenerate").status_code == 409
     assert client.post(f"/battle/{'0' * 8}-0000-4000-8000-{'0' * 12}/regenerate"
                        ).status_code == 404
+
+
+@pytest.mark.django_db
+def test_staff_find_the_superseded_answers_in_the_admin(admin_client, step_sends):
+    battle = answered_battle()
+    turn = services.battle_regenerate(battle=battle)
+    page = admin_client.get(f"/admin/battles/turn/{turn.pk}/change/")
+    assert page.status_code == 200
+    assert "answer a1" in page.content.decode() and "answer b1" in page.content.decode()
+    assert admin_client.get("/admin/battles/share/").status_code == 200
