@@ -100,6 +100,10 @@ def test_regenerate_streams_new_answers_then_vote_share_and_open_the_public_link
     expect(url_box).to_have_value(re.compile(rf"^{re.escape(arena)}/battle/shared/[\w-]{{22}}/$"))
     url = url_box.input_value()
     assert url == f"{arena}/battle/shared/{Share.objects.get(battle=battle).token}/"
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=arena)
+    page.get_by_test_id("share-copy").click()
+    expect(page.get_by_test_id("share-copy")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == url
     page.wait_for_function(CARD_LOADED, arg=page.get_by_test_id("share-card").element_handle())
     shot(page, "battle-shared-desktop")
     page.get_by_test_id("share-card").scroll_into_view_if_needed()

@@ -164,6 +164,8 @@ def test_the_page_offers_regenerate_only_while_it_can(client, step_sends, settin
     html = swapped.content.decode()
     assert 'id="turn-1"' in html and 'data-status="pending"' in html
     assert "answer a1" not in html and 'data-testid="regenerate"' not in html
+    for model in (battle.model_a, battle.model_b):
+        assert model.name not in html and model.organization not in html  # still blind
     refused = client.post(f"/battle/{battle.id}/regenerate")
     assert refused.status_code == 409
     assert services.REGENERATE_WHILE_WRITING in refused.content.decode()
