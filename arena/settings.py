@@ -478,6 +478,9 @@ if ARENA_BATTLE_SELECTION not in {"uniform", "fewer_votes", "informative"}:
 ARENA_BATTLES_PER_MINUTE = env_int("ARENA_BATTLES_PER_MINUTE", 20, minimum=0)
 # How long the JSON API waits for both answers before it gives up (the battle is kept).
 ARENA_API_WAIT_SECONDS = env_float("ARENA_API_WAIT_SECONDS", 180.0)
+# How many times the person may have both answers of a message written again before the vote
+# (0: never).
+ARENA_BATTLE_REGENERATIONS = env_int("ARENA_BATTLE_REGENERATIONS", 3, minimum=0)
 
 # --- Leaderboard --------------------------------------------------------------
 # Models with fewer counted votes are listed apart as provisional (seed 001: 5).

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from battles.models import Battle, Response, Thread, Turn, Vote
+from battles.models import Battle, Response, Share, SupersededAnswer, Thread, Turn, Vote
 
 
 class TurnInline(admin.TabularInline):
@@ -39,10 +39,29 @@ class BattleAdmin(admin.ModelAdmin):
     inlines = [TurnInline]
 
 
+class SupersededAnswerInline(admin.TabularInline):
+    """Answers replaced when the person regenerated the message: kept, never shown."""
+
+    model = SupersededAnswer
+    extra = 0
+    fields = ("round", "slot", "status", "text", "latency_ms", "output_tokens", "superseded_at")
+    readonly_fields = fields
+    can_delete = False
+
+
 @admin.register(Turn)
 class TurnAdmin(admin.ModelAdmin):
-    list_display = ("battle", "index", "created_at")
-    readonly_fields = ("id", "battle", "index", "created_at")
+    list_display = ("battle", "index", "regenerations", "created_at")
+    readonly_fields = ("id", "battle", "index", "regenerations", "created_at")
+    inlines = [SupersededAnswerInline]
+
+
+@admin.register(Share)
+class ShareAdmin(admin.ModelAdmin):
+    """Public links of voted battles; deleting one revokes it."""
+
+    list_display = ("battle", "created_at")
+    readonly_fields = ("id", "battle", "token", "created_at")
 
 
 @admin.register(Response)

@@ -102,6 +102,8 @@ class Turn(UUIDModel):
     index = models.PositiveSmallIntegerField()
     prompt = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
+    regenerations = models.PositiveSmallIntegerField(
+        default=0, help_text="Times both answers were written again before the vote.")
 
     class Meta:
         ordering = ["index"]
@@ -153,6 +155,60 @@ class Response(Step, UUIDModel):
 
     def on_requeued(self) -> None:
         announce_restart(self)
+
+
+class SupersededAnswer(UUIDModel):
+    """An answer replaced when both sides of its turn were regenerated before the vote.
+
+    Kept apart from :class:`Response`, which holds only the answers shown: nothing that reads
+    answers (pages, the API, the vote's style sums, exports) can meet a superseded one.
+    """
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="superseded")
+    slot = models.CharField(max_length=1, choices=Slot.choices)
+    round = models.PositiveSmallIntegerField(
+        help_text="The regeneration that replaced it: 1 for the first.")
+    status = models.CharField(max_length=10)
+    error = models.CharField(max_length=300, blank=True)
+    text = models.TextField(blank=True)
+    cut_at_limit = models.BooleanField(default=False)
+    stopped = models.BooleanField(default=False)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    cost_usd = models.FloatField(null=True, blank=True)
+    written_at = models.DateTimeField(help_text="When the answer was last saved.")
+    superseded_at = models.DateTimeField(default=timezone.now)
+
+    KEPT_FIELDS = ("slot", "status", "error", "text", "cut_at_limit", "stopped", "latency_ms",
+                   "input_tokens", "output_tokens", "cost_usd")
+
+    class Meta:
+        ordering = ["turn", "round", "slot"]
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "round", "slot"],
+                                    name="superseded_answer_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Superseded answer {self.slot} of turn {self.turn_id} (round {self.round})"
+
+    @classmethod
+    def of(cls, response: Response, *, round: int) -> SupersededAnswer:  # noqa: A002
+        """The row that keeps ``response`` once regeneration ``round`` replaces it."""
+        return cls(turn_id=response.turn_id, round=round, written_at=response.updated_at,
+                   **{name: getattr(response, name) for name in cls.KEPT_FIELDS})
+
+
+class Share(UUIDModel, CreatedAtModel):
+    """A voted battle's public link: a random token, not derived from the battle's id, so
+    revoking it (deleting the row) ends the link; sharing again makes a new one."""
+
+    battle = models.OneToOneField(Battle, on_delete=models.CASCADE, related_name="share")
+    token = models.CharField(max_length=43, unique=True)
+
+    def __str__(self) -> str:
+        return f"Share of {self.battle_id}"
 
 
 class Vote(UUIDModel, CountedVote):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models import Count, Prefetch
 
 from arena.inputs import parse_uuid
@@ -16,6 +17,7 @@ from battles.models import (
     Battle,
     Position,
     Response,
+    Share,
     Thread,
     Turn,
     Vote,
@@ -25,7 +27,7 @@ from battles.streams import response_meta
 
 
 def _battle_queryset():
-    return Battle.objects.select_related("model_a", "model_b", "vote").prefetch_related(
+    return Battle.objects.select_related("model_a", "model_b", "vote", "share").prefetch_related(
         Prefetch("turns", queryset=Turn.objects.prefetch_related("responses"))
     )
 
@@ -64,6 +66,20 @@ def battle_vote_of(battle: Battle) -> Vote | None:
         return battle.vote
     except Vote.DoesNotExist:
         return None
+
+
+def battle_share_of(battle: Battle) -> Share | None:
+    try:
+        return battle.share
+    except Share.DoesNotExist:
+        return None
+
+
+def share_get(*, token: str) -> Share | None:
+    """A shared battle's share, by its link's token; None once revoked (or never voted)."""
+    if not token or len(token) > Share._meta.get_field("token").max_length:
+        return None
+    return one_or_none(Share.objects.filter(token=token, battle__vote__isnull=False))
 
 
 def battle_list_for_session(*, session_key: str | None, limit: int = 50) -> list[Battle]:
@@ -168,6 +184,24 @@ class BattleView:
     def can_vote_both_bad(self) -> bool:
         """A failed answer still leaves the person a verdict: both are bad."""
         return self.vote is None and (self.all_done or self.failed)
+
+    @property
+    def regenerations_left(self) -> int:
+        """How many more times both answers of the latest message may be written again."""
+        if not self.turns:
+            return 0
+        return max(settings.ARENA_BATTLE_REGENERATIONS - self.turns[-1].turn.regenerations, 0)
+
+    @property
+    def can_regenerate(self) -> bool:
+        """Unvoted, both latest answers finished (done, stopped or failed), and a round left."""
+        latest = self.turns[-1].sides if self.turns else []
+        return (self.vote is None and bool(latest) and self.regenerations_left > 0
+                and all(side.response.is_finished for side in latest))
+
+    @property
+    def share(self) -> Share | None:
+        return battle_share_of(self.battle)
 
     @property
     def can_follow_up(self) -> bool:

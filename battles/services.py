@@ -1,4 +1,4 @@
-"""Writes of text battles: create, follow up, retry a side, vote.
+"""Writes of text battles: create, follow up, retry a side, regenerate both, stop, vote.
 
 Every rule a person can break has a message constant here; views, the API and
 the tests use the same constants.
@@ -9,7 +9,9 @@ from __future__ import annotations
 import logging
 import random
 
+from django.conf import settings
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from arena.contests.leaks import leaked_identity
@@ -31,6 +33,7 @@ from battles.models import (
     Position,
     Response,
     Slot,
+    SupersededAnswer,
     Thread,
     Turn,
     Vote,
@@ -75,6 +78,13 @@ NOT_FAILED = "Only a failed answer can be retried."
 TITLE_TOO_LONG = "The title is too long: at most {limit} characters (it has {length})."
 TITLE_LIMIT = 120
 NOTHING_TO_STOP = "Both answers are already complete: there is nothing to stop."
+REGENERATE_WHILE_WRITING = (
+    "The answers are still being written: wait until they finish, or stop them, then "
+    "regenerate.")
+REGENERATE_LIMIT = (
+    "These answers were already regenerated {limit} time{plural}, the most a message may be: "
+    "vote, follow up, or start a new battle.")
+REGENERATE_OFF = "Regenerating answers is turned off here."
 
 
 def _clean_prompt(prompt: str) -> str:
@@ -94,10 +104,15 @@ def _voted(battle: Battle) -> bool:
 
 def _add_turn(battle: Battle, prompt: str, index: int) -> Turn:
     turn = Turn.objects.create(battle=battle, index=index, prompt=prompt)
+    _ask_both(turn)
+    return turn
+
+
+def _ask_both(turn: Turn) -> None:
+    """Both answers of the turn, new and queued at once: neither side is asked first."""
     for response in Response.objects.bulk_create(
             [Response(turn=turn, slot=slot) for slot in (Slot.A, Slot.B)]):
         step_enqueue(response)
-    return turn
 
 
 def _one_line(text: str) -> str:
@@ -212,6 +227,39 @@ def response_retry(*, battle: Battle, position: str) -> Response:
         response.save(update_fields=["status", "error", "text", "generation", "updated_at"])
         step_enqueue(response)
     return response
+
+
+def battle_regenerate(*, battle: Battle) -> Turn:
+    """Write both answers of the latest turn again: the same models at the same positions,
+    asked together, so that nothing singles out a side (a side alone is :func:`response_retry`,
+    for a failure). The answers replaced are kept as :class:`SupersededAnswer` rows, never shown
+    nor counted; the new ones are new rows (new stream ids), and the vote is on them. At most
+    ``ARENA_BATTLE_REGENERATIONS`` times per turn."""
+    limit = settings.ARENA_BATTLE_REGENERATIONS
+    with transaction.atomic():
+        battle = _locked(battle.pk)
+        if _voted(battle):
+            raise RuleError(BATTLE_ALREADY_VOTED, status=409)
+        turn = battle.turns.select_for_update().order_by("-index").first()
+        old = list(turn.responses.all())
+        if not all(response.is_finished for response in old):
+            raise RuleError(REGENERATE_WHILE_WRITING, status=409)
+        if limit == 0:
+            raise RuleError(REGENERATE_OFF, status=409)
+        if turn.regenerations >= limit:
+            raise RuleError(REGENERATE_LIMIT.format(limit=limit, plural=pluralize(limit)),
+                            status=409)
+        provider_budget([battle.model_a.provider, battle.model_b.provider])
+        turn.regenerations += 1
+        turn.save(update_fields=["regenerations"])
+        SupersededAnswer.objects.bulk_create(
+            [SupersededAnswer.of(response, round=turn.regenerations) for response in old])
+        Response.objects.filter(pk__in=[response.pk for response in old]).delete()
+        _ask_both(turn)
+        rows.touch(battle, timezone.now())
+    logger.info("battle %s: turn %d regenerated (%d)", battle.id, turn.index,
+                turn.regenerations)
+    return turn
 
 
 def battle_stop(*, battle: Battle) -> Turn:

@@ -12,10 +12,12 @@ from arena.errors import RuleError, rule_error_response
 from arena.selectors import model_list_available
 from arena.sessions import session_key_for
 from arena.visitors import BATTLE_CREATE, BATTLE_WRITE, visitor_count, visitor_write
-from battles import selectors, services
+from battles import selectors, services, sharing
+from battles.cards import battle_card_svg
 from battles.models import Position
 
 TEMPLATE = "battles/battle.html"
+SHARED_TEMPLATE = "battles/shared.html"
 
 
 def _history_changed(response: HttpResponse) -> HttpResponse:
@@ -157,6 +159,60 @@ def battle_retry_form(request: HttpRequest, battle_id, position: str):
     return render(request, f"{TEMPLATE}#retried",
                   {"side": selectors.SideView(position, response), "is_owner": True,
                    "view": selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))})
+
+
+@require_POST
+def battle_regenerate_form(request: HttpRequest, battle_id):
+    """Both answers of the latest message written again: the turn is swapped for its new,
+    streaming answers, with the controls."""
+    battle = _owned(request, battle_id)
+    try:
+        visitor_count(request, BATTLE_WRITE)
+        turn = services.battle_regenerate(battle=battle)
+    except RuleError as exc:
+        return _error(request, exc)
+    view, turn_view = _with_turn(battle, turn)
+    return render(request, f"{TEMPLATE}#new-turn", {"view": view, "t": turn_view,
+                                                   "is_owner": True})
+
+
+def _share_box(request: HttpRequest, battle, share_action) -> HttpResponse:
+    try:
+        visitor_count(request, BATTLE_WRITE)
+        share_action(battle=battle)
+    except RuleError as exc:
+        return _error(request, exc)
+    view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
+    return render(request, f"{TEMPLATE}#share-box", {"view": view, "is_owner": True})
+
+
+@require_POST
+def battle_share_form(request: HttpRequest, battle_id):
+    return _share_box(request, _owned(request, battle_id), sharing.battle_share)
+
+
+@require_POST
+def battle_unshare_form(request: HttpRequest, battle_id):
+    return _share_box(request, _owned(request, battle_id), sharing.battle_unshare)
+
+
+def _shared(token: str) -> selectors.BattleView:
+    share = selectors.share_get(token=token)
+    if share is None:
+        raise Http404("no such shared battle")
+    return selectors.battle_view(battle=selectors.battle_get(battle_id=share.battle_id))
+
+
+@require_GET
+def shared_detail(request: HttpRequest, token: str):
+    """A shared battle, read-only, for anyone with the link."""
+    return render(request, SHARED_TEMPLATE, {"view": _shared(token)})
+
+
+@require_GET
+def shared_card(request: HttpRequest, token: str):
+    """The shared battle's image card (the page's og:image)."""
+    return HttpResponse(battle_card_svg(_shared(token)), content_type="image/svg+xml")
 
 
 @require_POST

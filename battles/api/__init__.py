@@ -1,10 +1,13 @@
-"""The text-battle JSON API: battles (seed 000's shapes) and sessions (seed 001's)."""
+"""The text-battle JSON API: battles (seed 000's shapes), sessions (seed 001's), and
+regenerating and sharing (battles.api.share)."""
 
 from ninja import Router
 
 from battles.api.battles import router as battles_router
 from battles.api.sessions import router as sessions_router
+from battles.api.share import router as share_router
 
 router = Router()
 router.add_router("", battles_router)
 router.add_router("", sessions_router)
+router.add_router("", share_router)

@@ -4,6 +4,7 @@
   "use strict";
   holdAnswers();
   shareHistory();
+  copyButtons();
   const conversation = document.getElementById("conversation");
   if (!conversation) {
     document.body.addEventListener("htmx:beforeSwap", showErrors);
@@ -218,6 +219,22 @@
     });
     document.body.addEventListener("arena-history", function () { channel.postMessage("changed"); });
     if (document.getElementById("conversation")) channel.postMessage("opened");
+  }
+
+  // A share link's Copy button (data-copy: the id of the field to copy); says it was copied.
+  function copyButtons() {
+    document.addEventListener("click", function (evt) {
+      const button = evt.target.closest && evt.target.closest("button[data-copy]");
+      const field = button && document.getElementById(button.dataset.copy);
+      if (!field) return;
+      function copied() { button.textContent = "Copied"; }
+      field.select();
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(field.value).then(copied, function () { /* selected */ });
+      } else if (document.execCommand("copy")) {
+        copied();
+      }
+    });
   }
 
   // "Show both answers together": a choice kept in this browser.
