@@ -84,11 +84,12 @@ def panel_participants(*, models: list[str] | None = None) -> tuple[list[str], l
     Without ``models``: every available model; unavailable ones are reported unless they are
     optional (a hosted model whose key is not set is skipped quietly, as seed 003 does).
     With ``models``: those, in that order; unknown ids are an error, unavailable ones are
-    reported and skipped.
+    reported and skipped. Blank ids are no ids (``[""]`` is every available model).
     """
     rows = {model.slug: (model, avail) for model, avail in model_list_with_availability()}
+    models = list(dict.fromkeys(m.strip() for m in models or [] if m and m.strip()))
     if models:
-        wanted = list(dict.fromkeys(m.strip() for m in models if m and m.strip()))
+        wanted = models
         unknown = [slug for slug in wanted if slug not in rows]
         if unknown:
             raise RuleError(UNKNOWN_MODELS.format(ids=", ".join(unknown)), status=422)

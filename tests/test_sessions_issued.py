@@ -54,7 +54,8 @@ def test_a_planted_key_is_replaced_by_an_issued_one_on_the_first_write():
     # ...and the attacker, holding the value they planted, sees nothing of it.
     attacker = carrying(PLANTED)
     listed = attacker.get("/api/sessions")
-    assert listed.json() == {"sessions": [], "count": 0, "limit": 20, "offset": 0}
+    assert listed.json() == {"user_id": None, "sessions": [], "count": 0, "total": 0,
+                             "limit": 20, "offset": 0}
     thread_id = created.json()["session_id"]
     assert attacker.get(f"/api/sessions/{thread_id}").status_code == 404
     assert "my private worries" not in attacker.get("/battle/").content.decode()

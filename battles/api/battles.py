@@ -196,8 +196,8 @@ async def stop(request: HttpRequest, battle_id: str):
     return _turn_payload(turn.battle_id, turn.id, answers)
 
 
-@router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
-async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
+async def cast_vote(request: HttpRequest, battle_id: str, payload: VoteIn) -> dict:
+    """The caller's vote on their battle, and who was who: every vote path's one way in."""
     voter = voter_of(request)
 
     def act(key):
@@ -211,6 +211,11 @@ async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
         }
 
     return await avisitor_write(request, act, BATTLE_WRITE)
+
+
+@router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
+async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
+    return await cast_vote(request, battle_id, payload)
 
 
 @router.get("/battles/{battle_id}", response={200: BattleOut, **READ_ERRORS})

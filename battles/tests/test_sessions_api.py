@@ -90,7 +90,8 @@ def test_the_list_is_the_callers_own_latest_first_a_page_at_a_time(celery_worker
     assert first_page["sessions"][0]["battle_count"] == 1
     rest = visitor.get("/api/sessions?limit=2&offset=2").json()
     assert [s["session_id"] for s in rest["sessions"]] == [ids[1]]
-    assert Client().get("/api/sessions").json() == {"sessions": [], "count": 0, "limit": 20,
+    assert Client().get("/api/sessions").json() == {"user_id": None, "sessions": [],
+                                                    "count": 0, "total": 0, "limit": 20,
                                                     "offset": 0}
     bad = visitor.get("/api/sessions?limit=0")
     assert bad.status_code == 422 and "limit" in bad.json()["detail"]

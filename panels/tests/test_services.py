@@ -136,6 +136,10 @@ class TestFailures:
         with pytest.raises(RuleError, match=services.QUESTION_EMPTY):
             services.panel_create(question="   ")
 
+    def test_blank_model_ids_are_no_ids(self, panel_models):
+        chosen, _ = services.panel_participants(models=["", "  "])
+        assert len(chosen) >= 2 and (chosen, []) == services.panel_participants()
+
 
 class TestInvalidRankings:
     @pytest.mark.parametrize("bad", [
