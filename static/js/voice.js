@@ -3,7 +3,9 @@
 // The battle comes from POST /battles/generate; each call streams 16 kHz 16-bit PCM both
 // ways over WS /battles/{id}/agent-stream?agent=a|b (the microphone through an AudioWorklet
 // that downsamples to 16 kHz; the agent through an AudioContext buffer queue, gapless);
-// text frames carry transcripts and events. The vote reveals the agents, and the metrics are
+// text frames carry transcripts and events. While a call runs, both voices are drawn live on a
+// canvas (an AnalyserNode on the microphone, another on the agent's playback). Before the vote
+// both calls can be played again (the owner's recordings); the vote reveals the agents, and the metrics are
 // polled each second until complete (latency first).
 (function () {
   "use strict";
@@ -82,6 +84,12 @@
     twists.textContent = s.adversarial_turns.length ? "Try this too: " + s.adversarial_turns.join(" ") : "";
     setAll("summary-a", summary(data.conversations.a));
     setAll("summary-b", summary(data.conversations.b));
+    ["a", "b"].forEach(function (label) {  // the finished calls, to listen to again
+      const player = field("replay-" + label);
+      const conversation = data.conversations[label];
+      const url = conversation && conversation.recording_url;
+      if (url && player.getAttribute("src") !== url) player.src = url;
+    });
   }
 
   function stateOf(data) {
@@ -103,8 +111,9 @@
 
   // -- a call ---------------------------------------------------------------------------
 
-  function Player(context) {
+  function Player(context, output) {
     this.context = context;
+    this.output = output;
     this.next = 0;
     this.sources = [];
   }
@@ -116,7 +125,7 @@
     for (let i = 0; i < samples.length; i++) channel[i] = samples[i] / 32768;
     const source = this.context.createBufferSource();
     source.buffer = audio;
-    source.connect(this.context.destination);
+    source.connect(this.output);
     const now = this.context.currentTime;
     if (this.next < now + 0.02) this.next = now + 0.05;  // start (or restart) with a little slack
     source.start(this.next);
@@ -130,6 +139,57 @@
     this.sources = [];
     this.next = 0;
   };
+
+  // Both voices as they are heard: the caller's above the middle line, the agent's below,
+  // each from its own AnalyserNode, redrawn every animation frame until the call ends.
+  function Waveform(canvas, caller, agent) {
+    this.canvas = canvas;
+    this.lanes = [{ analyser: caller, colour: "--left" }, { analyser: agent, colour: "--right" }];
+    this.samples = new Float32Array(caller.fftSize);
+    this.running = true;
+    const style = getComputedStyle(canvas);
+    this.lanes.forEach(function (lane) { lane.colour = style.getPropertyValue(lane.colour).trim() || "#888"; });
+    this.line = style.getPropertyValue("--border").trim() || "#ccc";
+    const self = this;
+    requestAnimationFrame(function draw() {
+      if (!self.running) return;
+      self.draw();
+      requestAnimationFrame(draw);
+    });
+  }
+  Waveform.prototype.draw = function () {
+    const canvas = this.canvas;
+    const ratio = window.devicePixelRatio || 1;
+    const width = Math.max(1, Math.round(canvas.clientWidth * ratio));
+    const height = Math.max(1, Math.round(canvas.clientHeight * ratio));
+    if (canvas.width !== width || canvas.height !== height) { canvas.width = width; canvas.height = height; }
+    const g = canvas.getContext("2d");
+    g.clearRect(0, 0, width, height);
+    g.fillStyle = this.line;
+    g.fillRect(0, Math.floor(height / 2), width, Math.max(1, Math.round(ratio)));
+    const samples = this.samples;
+    const lane = height / 2;
+    this.lanes.forEach(function (each, index) {
+      each.analyser.getFloatTimeDomainData(samples);
+      const middle = lane * index + lane / 2;
+      g.strokeStyle = each.colour;
+      g.lineWidth = 1.5 * ratio;
+      g.beginPath();
+      for (let x = 0; x < width; x++) {
+        const value = samples[Math.floor(x * samples.length / width)];
+        const y = middle - Math.max(-1, Math.min(1, value * 2)) * (lane / 2 - ratio);
+        if (x === 0) g.moveTo(x, y); else g.lineTo(x, y);
+      }
+      g.stroke();
+    });
+  };
+  Waveform.prototype.stop = function () { this.running = false; };
+
+  function analyser(context) {
+    const node = context.createAnalyser();
+    node.fftSize = 2048;
+    return node;
+  }
 
   function addLine(role, text, final) {
     const list = field("transcript");
@@ -180,19 +240,24 @@
     mute.gain.value = 0;
     sourceNode.connect(capture);
     capture.connect(mute).connect(context.destination);  // keeps the worklet pulled
-    const player = new Player(context);
+    const callerWave = analyser(context);
+    const agentWave = analyser(context);
+    sourceNode.connect(callerWave);
+    agentWave.connect(context.destination);
+    const player = new Player(context, agentWave);
+    const waveform = new Waveform(field("waveform"), callerWave, agentWave);
     const slot = battle.agents.filter(function (a) { return a.label === label; })[0];
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     const socket = new WebSocket(scheme + location.host + slot.stream_url);
     socket.binaryType = "arraybuffer";
-    call = { label: label, socket: socket, context: context, stream: stream, ended: false, started: null, timer: null };
+    call = { label: label, socket: socket, context: context, stream: stream, waveform: waveform,
+             ended: false, started: null, timer: null };
     setText("agent", label.toUpperCase());
     setText("agent-state", "connecting…");
     setText("timer", "0:00");
     setState("conversing_" + label);
 
     capture.port.onmessage = function (event) {
-      field("level").style.width = Math.min(100, Math.round(event.data.rms * 400)) + "%";
       if (socket.readyState === WebSocket.OPEN && call && !call.ended) socket.send(event.data.pcm);
     };
     socket.onmessage = function (event) {
@@ -228,6 +293,7 @@
     if (!call || call.ended) return;
     call.ended = true;
     clearInterval(call.timer);
+    call.waveform.stop();
     call.stream.getTracks().forEach(function (t) { t.stop(); });
     const context = call.context;
     setTimeout(function () { context.close(); }, 1500);  // let the last words play out
@@ -291,6 +357,10 @@
   function fillMetrics(label, m) {
     const card = root.querySelector(".reveal-card[data-agent=" + label + "]");
     const failed = function (kind) { return m.errors[kind] ? "could not be measured: " + m.errors[kind] : null; };
+    const live = m.live_latency;
+    setText("live-latency", live.answered ? "avg " + ms(live.avg_ms) + " · p50 " + ms(live.p50_ms) + " · p95 "
+      + ms(live.p95_ms) + " (" + live.answered + " answer" + (live.answered === 1 ? "" : "s") + ")"
+      : "no answered turns", card);
     if (m.latency) {
       setText("latency", m.latency.avg_ms == null ? "no answered turns"
         : "avg " + ms(m.latency.avg_ms) + " · p50 " + ms(m.latency.p50_ms) + " · p95 " + ms(m.latency.p95_ms)
