@@ -54,13 +54,13 @@ def conversation_recording(*, battle_id, session_key: str | None, label: str,
                                                status=ConversationStatus.DONE).first()
     if conversation is None:
         return None
-    base = recordings_dir()
+    paths = {"caller": [conversation.user_audio_path], "agent": [conversation.agent_audio_path],
+             "call": [conversation.user_audio_path, conversation.agent_audio_path]}[side]
     try:
-        caller = read_wav(base / conversation.user_audio_path)
-        agent = read_wav(base / conversation.agent_audio_path)
+        tracks = [read_wav(recordings_dir() / path) for path in paths]
     except (OSError, ValueError, EOFError):
         return None
-    pcm = caller if side == "caller" else agent if side == "agent" else mix(caller, agent)
+    pcm = mix(*tracks) if len(tracks) == 2 else tracks[0]
     out = io.BytesIO()
     write_wav(out, pcm)
     return out.getvalue()

@@ -202,6 +202,11 @@ def test_the_owner_may_replay_both_calls_before_voting_and_nobody_else_may(agent
         assert client.get(f"{base}/{bad}").status_code == 404
     post(client, f"/battles/{battle.pk}/vote", {"overall": "b"})
     _wav(client.get(f"{base}/a-agent.wav"))  # and after the vote
+    from agents.models import recordings_dir
+
+    (recordings_dir() / f"{battle.pk}/b-agent.wav").unlink()
+    assert client.get(f"{base}/b-call.wav").status_code == 404  # a lost file: no half answer
+    _wav(client.get(f"{base}/b-caller.wav"))
 
 
 def test_turn_timings_reach_the_api_only_after_the_vote(agents):
