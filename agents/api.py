@@ -1,6 +1,6 @@
 """Seed 002's voice-battle API at its own paths (outside /api/, as the seed writes them):
 ``POST /battles/generate``, ``GET /battles/{id}``, ``POST /battles/{id}/vote`` and
-``GET /battles/{id}/agent-metrics``; the audio goes through ``WS
+``GET /battles/{id}/agent-metrics``, and ``GET /agents/win-rates``; the audio goes through ``WS
 /battles/{id}/agent-stream?agent=a|b`` (:mod:`agents.consumers`). Thin: parse, call a
 service or selector, shape. OpenAPI at ``/voice-api/openapi.json``."""
 
@@ -11,7 +11,7 @@ from typing import Literal
 from django.http import HttpRequest
 from ninja import Field, NinjaAPI, Router, Schema
 
-from agents import selectors, services
+from agents import selectors, services, win_rates
 from arena.api import OfflineSwagger, answer_errors_as_detail
 from arena.api_errors import errors
 from arena.contests.flags import voter_of
@@ -50,13 +50,31 @@ class VoiceAgentSlotOut(Schema):
     stream_url: str
 
 
+class VoiceTurnOut(Schema):
+    role: str | None
+    text: str | None
+    start_ms: int | None = Field(description="Where the turn's audio begins in its recording, "
+                                             "ms from the recording's start (seed 002). Null "
+                                             "before the vote, or when not measured.")
+    end_ms: int | None = Field(description="Where it ends; null before the vote.")
+    latency_ms: float | None = Field(
+        description="An agent turn's answer time: the caller's end of turn to the agent's "
+                    "first audio, measured by the proxy. Null before the vote, for the "
+                    "greeting and for caller turns.")
+    offset_ms: int | None = Field(description="The same as start_ms: the turn's offset in "
+                                              "the recording.")
+
+
 class VoiceConversationOut(Schema):
     status: str
     turns: int
     duration_seconds: float | None
     end_reason: str
     error: str
-    transcript: list[dict[str, str | None]]
+    recording_url: str | None = Field(
+        description="The finished call, both voices (the battle's owner only; the caller may "
+                    "replay it before voting). Also -caller.wav and -agent.wav.")
+    transcript: list[VoiceTurnOut]
 
 
 class VoiceVoteOut(Schema):
@@ -114,11 +132,21 @@ class VoiceEvaluationOut(Schema):
     turns_to_completion: int | None
 
 
+class VoiceLiveLatencyOut(Schema):
+    avg_ms: float | None
+    p50_ms: float | None
+    p95_ms: float | None
+    answered: int = Field(description="Agent turns that answered the caller.")
+
+
 class VoiceConversationMetricsOut(Schema):
     duration_seconds: float | None
     turns: int
     stages: dict[str, str]
     errors: dict[str, str]
+    turn_timings: list[VoiceTurnOut]
+    live_latency: VoiceLiveLatencyOut = Field(
+        description="The saved turns' answer latencies, measured live by the proxy.")
     latency: VoiceLatencyOut | None
     transcript: str | None
     evaluation: VoiceEvaluationOut | None
@@ -129,6 +157,32 @@ class VoiceMetricsOut(Schema):
     status: Literal["computing", "partial", "complete"]
     conversations: dict[str, VoiceConversationMetricsOut]
     reveal: dict[str, VoiceRevealOut]
+
+
+class VoiceWinRateOut(Schema):
+    dimension: str
+    wins: int
+    ties: int
+    losses: int
+    n: int = Field(description="Votes on this dimension in the agent's battles.")
+    win_rate: float | None = Field(description="wins / n; null with no vote.")
+    ci_lower: float | None = Field(description="95% Wilson score interval; null with no vote.")
+    ci_upper: float | None
+
+
+class VoiceAgentWinRatesOut(Schema):
+    agent_id: str
+    name: str
+    provider: str
+    llm: str
+    votes: int
+    win_rates: dict[str, VoiceWinRateOut]
+
+
+class VoiceWinRatesOut(Schema):
+    dimensions: list[str]
+    confidence: float
+    agents: list[VoiceAgentWinRatesOut]
 
 
 def _battle(request: HttpRequest, battle_id: str):
@@ -168,6 +222,13 @@ def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
 def agent_metrics(request: HttpRequest, battle_id: str):
     """``computing``, then ``partial`` (latency first), then ``complete``."""
     return selectors.metrics_payload(_battle(request, battle_id))
+
+
+@router.get("/agents/win-rates", response={200: VoiceWinRatesOut})
+def agent_win_rates(request: HttpRequest):
+    """Every voice agent's win rate overall and on each sub-dimension (naturalness, speed,
+    understanding, helpfulness), from the votes that count, with n and a Wilson interval."""
+    return win_rates.win_rates_payload(win_rates.agent_win_rates())
 
 
 api = answer_errors_as_detail(NinjaAPI(

@@ -32,7 +32,7 @@ def _subjects(keys: list[str]) -> dict[str, Subject]:
 
 
 def _board(name: str, title: str, description: str, order: int,
-           architecture: str | None = None) -> Board:
+           architecture: str | None = None, **sections: str) -> Board:
     votes = AgentVote.objects.filter(counts_for_rating=True)
     if architecture is not None:
         votes = votes.filter(battle__config_a__architecture_type=architecture,
@@ -53,13 +53,14 @@ def _board(name: str, title: str, description: str, order: int,
         description=description, contests=AgentBattle.objects.all(),
         export={"battle_id": "battle_id"}, subjects=_subjects,
         signal=agent_vote_recorded, outcome_from_signal=outcome_from_signal, order=order,
-        play=("Start a voice battle", "/voice/")))
+        play=("Start a voice battle", "/voice/"), **sections))
 
 
 AGENT_BOARD = _board(
     "agent", "Voice agents",
     "Each voice battle's overall vote (A, B or tie) between its two agents, across "
-    "architectures, rated with Bradley–Terry.", 40)
+    "architectures, rated with Bradley–Terry.", 40,
+    section="agents.win_rates.board_section", model_section="agents.win_rates.model_section")
 ARCHITECTURE_BOARDS = [
     _board(f"agent-{arch.replace('_', '-')}", f"Voice agents: {arch.replace('_', ' ')}",
            f"Voice battles between two {Architecture(arch).label} agents only.", 41 + i,

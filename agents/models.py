@@ -187,7 +187,9 @@ class AgentConversation(UUIDModel, CreatedAtModel):
     error = models.CharField(max_length=300, blank=True, help_text="Safe to show a person.")
     turns_json = models.JSONField(
         default=list, blank=True,
-        help_text="[{role, text, start_ms, end_ms}] as heard live; latency is measured later.")
+        help_text="[{role, text, at_ms, start_ms, end_ms, latency_ms}] as heard live: where "
+                  "each turn's audio lies in its recording and how long the agent took to "
+                  "answer (agents.speech.turn_clock); the recordings are measured again later.")
     tool_calls_json = models.JSONField(default=list, blank=True)
     total_turns = models.PositiveSmallIntegerField(default=0)
     duration_seconds = models.FloatField(null=True, blank=True)

@@ -3,7 +3,9 @@
 Binary frames are 16-bit mono PCM at 16 kHz both ways; text frames are JSON events
 (``transcript``, ``status``, ``tool_call``, ``error``, ``session_end``). Audio goes straight
 between the socket and the adapter, never through the channel layer. Both sides are
-recorded on the caller's clock (:class:`agents.speech.audio.Track`); the call ends when the caller
+recorded on the caller's clock (:class:`agents.speech.audio.Track`), and each turn is saved
+with its place in the recordings and the agent's answer latency on that clock
+(:class:`agents.speech.turn_clock.TurnClock`); the call ends when the caller
 ends it or hangs up, the agent ends it or fails, the scenario's time runs out, or its turn
 limit is reached. Then the recordings are finished and the conversation is saved (which
 starts its evaluation), and the caller hears why it ended.
@@ -31,6 +33,7 @@ from agents.adapters.base import (
 )
 from agents.models import recordings_dir
 from agents.speech.audio import MAX_CHUNK_BYTES, SAMPLE_BYTES, Track
+from agents.speech.turn_clock import TurnClock
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +62,7 @@ class CallSession:
         self.caller_path = folder / f"{conversation.agent_label}-caller.wav"
         self.agent_path = folder / f"{conversation.agent_label}-agent.wav"
         self.turns: list[dict] = []
+        self.clock = TurnClock()
         self.tool_calls: list[dict] = []
         self.replies = 0
         self.started = 0.0
@@ -99,12 +103,13 @@ class CallSession:
             await self.send_json({"type": "error", "detail": BAD_AUDIO})
             return
         self._tracks[0].write(pcm)
+        self.clock.caller(pcm, end=self._tracks[0].samples)
         await self.adapter.send_audio(pcm)
 
     async def _relay_agent(self) -> None:
         async for event in self.adapter.events():
             if isinstance(event, AudioChunk):
-                self._tracks[1].write(event.pcm, at_sample=self._tracks[0].samples)
+                self._agent_audio(event.pcm)
                 await self.send_bytes(event.pcm)
             elif isinstance(event, TranscriptUpdate):
                 await self._transcript(event)
@@ -120,6 +125,12 @@ class CallSession:
                 self._end_later(event.reason, event.error, event.provider_metrics)
                 return
 
+    def _agent_audio(self, pcm: bytes) -> None:
+        """Record the agent's audio on the caller's clock and time the reply it begins."""
+        track = self._tracks[1]
+        track.write(pcm, at_sample=self._tracks[0].samples)
+        self.clock.agent(pcm, start=track.samples - len(pcm) // SAMPLE_BYTES)
+
     def _end_later(self, *args) -> None:  # noqa: ANN002
         """Finish in a task of its own, held here: the loop keeps only a weak reference to
         a task, and a finish collected halfway would lose the end of the call."""
@@ -128,7 +139,8 @@ class CallSession:
 
     async def _transcript(self, event: TranscriptUpdate) -> None:
         if event.final:
-            self.turns.append({"role": event.role, "text": event.text, "at_ms": self._ms()})
+            self.turns.append(self.clock.turn({"role": event.role, "text": event.text,
+                                               "at_ms": self._ms()}))
             if event.role == "agent" and any(t["role"] == "user" for t in self.turns):
                 self.replies += 1
         await self.send_json({"type": "transcript", "role": event.role, "text": event.text,

@@ -3,6 +3,8 @@ progressive metrics, the figures of the home page. Nothing names an agent before
 
 from __future__ import annotations
 
+import io
+
 from agents.models import (
     AgentBattle,
     AgentConfiguration,
@@ -13,7 +15,10 @@ from agents.models import (
     Provider,
     Scenario,
     StageKind,
+    recordings_dir,
 )
+from agents.speech.audio import mix, read_wav, write_wav
+from agents.speech.turn_clock import TIMING_KEYS, latency_stats
 from arena.errors import RuleError
 from arena.modes import Figure
 from arena.queries import one_or_none
@@ -32,6 +37,33 @@ def agent_battle_owned(*, battle_id, session_key: str | None,
     if lock:
         battles = battles.select_for_update(of=("self",))
     return one_or_none(battles.filter(pk=battle_id, session_key=session_key))
+
+
+RECORDING_SIDES = ("call", "caller", "agent")
+
+
+def conversation_recording(*, battle_id, session_key: str | None, label: str,
+                           side: str) -> bytes | None:
+    """One finished call's recording as WAV, for the battle's owner only (before the vote
+    too: the caller may listen again before deciding): ``caller``, ``agent`` or ``call``
+    (both voices mixed). None for anyone else, an unknown side, or a missing file."""
+    battle = agent_battle_owned(battle_id=battle_id, session_key=session_key)
+    if battle is None or side not in RECORDING_SIDES or label not in ("a", "b"):
+        return None
+    conversation = battle.conversations.filter(agent_label=label,
+                                               status=ConversationStatus.DONE).first()
+    if conversation is None:
+        return None
+    paths = {"caller": [conversation.user_audio_path], "agent": [conversation.agent_audio_path],
+             "call": [conversation.user_audio_path, conversation.agent_audio_path]}[side]
+    try:
+        tracks = [read_wav(recordings_dir() / path) for path in paths]
+    except (OSError, ValueError, EOFError):
+        return None
+    pcm = mix(*tracks) if len(tracks) == 2 else tracks[0]
+    out = io.BytesIO()
+    write_wav(out, pcm)
+    return out.getvalue()
 
 
 def scenario_payload(battle: AgentBattle) -> dict:
@@ -57,14 +89,28 @@ def both_offline(battle: AgentBattle) -> bool:
     return battle.config_a.provider == battle.config_b.provider == Provider.LOCAL
 
 
-def conversation_summary(conversation: AgentConversation | None) -> dict | None:
+def turn_payload(turn: dict, *, revealed: bool) -> dict:
+    """One saved turn; its timing (where its audio lies in the recording, the agent's answer
+    latency) only after the vote: a side's timings tell the agents apart."""
+    timing = {key: turn.get(key) if revealed else None for key in TIMING_KEYS}
+    return {"role": turn.get("role"), "text": turn.get("text"), **timing,
+            "offset_ms": timing["start_ms"]}
+
+
+def recording_url(conversation: AgentConversation, side: str = "call") -> str:
+    return f"/voice/{conversation.battle_id}/recordings/{conversation.agent_label}-{side}.wav"
+
+
+def conversation_summary(conversation: AgentConversation | None, *,
+                         revealed: bool = False) -> dict | None:
     if conversation is None:
         return None
+    done = conversation.status == ConversationStatus.DONE
     return {"status": conversation.status, "turns": conversation.total_turns,
             "duration_seconds": conversation.duration_seconds,
             "end_reason": conversation.end_reason, "error": conversation.error,
-            "transcript": [{"role": t.get("role"), "text": t.get("text")}
-                           for t in conversation.turns_json]}
+            "recording_url": recording_url(conversation) if done else None,
+            "transcript": [turn_payload(t, revealed=revealed) for t in conversation.turns_json]}
 
 
 def battle_payload(battle: AgentBattle) -> dict:
@@ -76,7 +122,8 @@ def battle_payload(battle: AgentBattle) -> dict:
         "agents": [{"label": label, "stream_url": f"/battles/{battle.pk}/agent-stream"
                                                   f"?agent={label}"} for label in ("a", "b")],
         "offline_demo": both_offline(battle),
-        "conversations": {label: conversation_summary(held.get(label)) for label in "ab"},
+        "conversations": {label: conversation_summary(held.get(label), revealed=vote is not None)
+                          for label in "ab"},
         "vote": None, "reveal": None,
     }
     if vote is not None:
@@ -96,9 +143,12 @@ def _metrics(conversation: AgentConversation,
     errors = {s.kind: s.error for s in stages.values() if s.status == StepStatus.FAILED}
     statuses = {kind: (stages[kind].status if kind in stages else "waiting")
                 for kind in StageKind.values}
+    answers = [t["latency_ms"] for t in c.turns_json if t.get("latency_ms") is not None]
     return {
         "duration_seconds": c.duration_seconds, "turns": c.total_turns,
         "stages": statuses, "errors": errors,
+        "turn_timings": [turn_payload(t, revealed=True) for t in c.turns_json],
+        "live_latency": latency_stats(answers),
         "latency": {"avg_ms": c.avg_response_latency_ms, "p50_ms": c.p50_latency_ms,
                     "p95_ms": c.p95_latency_ms, "first_response_ms": c.ttfb_avg_ms,
                     "turn_gaps_ms": [g["gap_ms"] for g in c.turn_gaps_json],

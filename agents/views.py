@@ -1,22 +1,18 @@
 """The voice page (``/voice/``): the whole battle runs in the browser against the JSON API and
-the audio socket; and a battle's recordings, for its owner after the vote."""
+the audio socket; and a battle's recordings, for its owner (before the vote too)."""
 
 from __future__ import annotations
 
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from agents.models import (
-    SUB_DIMENSIONS,
-    AgentConversation,
-    AgentVote,
-    ConversationStatus,
-    recordings_dir,
-)
-from agents.selectors import agent_battle_owned
+from agents.models import SUB_DIMENSIONS
+from agents.selectors import conversation_recording
 from agents.services import available_agents
 from arena.sessions import session_key_for
+
+NO_RECORDING = "No such recording."
 
 
 @require_GET
@@ -30,19 +26,12 @@ def voice_page(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def recording(request: HttpRequest, battle_id, label: str, side: str) -> FileResponse:
-    """One side of one call, only to the battle's owner and only after the vote."""
-    session_key = session_key_for(request, create=False)
-    battle = agent_battle_owned(battle_id=battle_id, session_key=session_key)
-    if battle is None or side not in ("caller", "agent") or label not in ("a", "b") or \
-            not AgentVote.objects.filter(battle=battle).exists():
-        raise Http404("No such recording.")
-    conversation = AgentConversation.objects.filter(
-        battle=battle, agent_label=label, status=ConversationStatus.DONE).first()
-    if conversation is None:
-        raise Http404("No such recording.")
-    relative = conversation.user_audio_path if side == "caller" else conversation.agent_audio_path
-    path = recordings_dir() / relative
-    if not path.is_file():
-        raise Http404("No such recording.")
-    return FileResponse(path.open("rb"), content_type="audio/wav")
+def recording(request: HttpRequest, battle_id, label: str, side: str) -> HttpResponse:
+    """One side (or both voices) of one finished call, only to the battle's owner."""
+    wav = conversation_recording(battle_id=battle_id, label=label, side=side,
+                                 session_key=session_key_for(request, create=False))
+    if wav is None:  # for an audio element: the reason as text, not the site's 404 page
+        return HttpResponseNotFound(NO_RECORDING, content_type="text/plain")
+    response = HttpResponse(wav, content_type="audio/wav")
+    response["Cache-Control"] = "private, no-store"
+    return response

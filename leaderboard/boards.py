@@ -44,6 +44,10 @@ A board's functions return plain rows, never model instances:
 * ``section`` — optional: the dotted path of a callable returning ``(template, context)``,
   a section of the board's own shown under its table (e.g. the debates' crowd and AI
   ratings side by side).
+* ``model_section`` — optional: the dotted path of a callable taking a registry model's id
+  and returning ``(template, context, data)`` or None, what the board adds about that model
+  on its page (``/models/<id>/``) and, as ``data``, in ``GET /api/models/{id}`` (e.g. the
+  voice agents built on the model, with their win rates per dimension).
 * ``signal`` + ``outcome_from_signal(**kwargs)`` — optional: a Django signal sent when
   an outcome is committed and a function turning its kwargs into ``(subject_a,
   subject_b, winner, created_at)`` (or ``None`` when the outcome does not count). The
@@ -127,6 +131,7 @@ class Board:
     signal: Signal | None = None
     outcome_from_signal: Callable[..., OrderedRow | None] | None = None
     section: str | None = None
+    model_section: str | None = None
     order: int = 100  # tab order on the page, lowest first
     # Where a person adds to this board, as (label, URL): an empty board's way in.
     play: tuple[str, str] = ("Start a battle", "/battle/")
@@ -224,6 +229,13 @@ def board_section(board: Board) -> tuple[str, dict] | None:
     if not board.section:
         return None
     return import_string(board.section)()
+
+
+def board_model_section(board: Board, model_id: str) -> tuple[str, dict, dict] | None:
+    """What the board adds to a model's page (see ``Board.model_section``), or None."""
+    if not board.model_section:
+        return None
+    return import_string(board.model_section)(model_id)
 
 
 def register_board(board: Board) -> Board:

@@ -67,6 +67,14 @@ def write_wav(target: Path | BinaryIO, pcm: bytes) -> None:
         wav.writeframes(pcm)
 
 
+def mix(first: bytes, second: bytes) -> bytes:
+    """Two recordings on one clock as one (the shorter one padded with silence), clipped."""
+    a, b = (np.frombuffer(pcm, dtype="<i2").astype(np.int32) for pcm in (first, second))
+    length = max(len(a), len(b))
+    both = np.pad(a, (0, length - len(a))) + np.pad(b, (0, length - len(b)))
+    return np.clip(both, -32768, 32767).astype("<i2").tobytes()
+
+
 class Track:
     """A WAV recording of one side of a call.
 

@@ -161,19 +161,72 @@ def test_the_reveal_is_progressive(agents, monkeypatch):
     assert metrics["conversations"]["b"]["evaluation"]["task_success"] is True
 
 
-def test_recordings_are_served_to_the_owner_after_the_vote(agents):
+def _wav(response) -> bytes:
+    import io
+    import wave
+
+    assert response.status_code == 200 and response["Content-Type"] == "audio/wav"
+    with wave.open(io.BytesIO(response.content)) as wav:
+        assert (wav.getframerate(), wav.getnchannels(), wav.getsampwidth()) == (16000, 1, 2)
+        return wav.readframes(wav.getnframes())
+
+
+def test_the_owner_may_replay_both_calls_before_voting_and_nobody_else_may(agents):
+    import numpy as np
+
+    from agents.views import NO_RECORDING
+
     client = Client()
     battle = AgentBattle.objects.get(pk=_generate(client)["battle_id"])
+    base = f"/voice/{battle.pk}/recordings"
+    assert client.get(f"{base}/a-call.wav").status_code == 404  # no call yet
     record_call(battle, "a")
-    record_call(battle, "b")
-    url = f"/voice/{battle.pk}/recordings/a-caller.wav"
-    assert client.get(url).status_code == 404  # blind until the vote
+    data = client.get(f"/battles/{battle.pk}").json()
+    assert data["conversations"]["a"]["recording_url"] == f"{base}/a-call.wav"
+    assert client.get(f"{base}/b-call.wav").status_code == 404  # B not talked to yet
+    record_call(battle, "b", gap_ms=1500)
+    data = client.get(f"/battles/{battle.pk}").json()
+    assert data["vote"] is None
+    assert data["conversations"]["b"]["recording_url"] == f"{base}/b-call.wav"
+    caller, agent, call = (np.frombuffer(_wav(client.get(f"{base}/a-{side}.wav")), "<i2")
+                           for side in ("caller", "agent", "call"))
+    assert len(call) == len(caller) and np.abs(call).max() > 0
+    assert np.array_equal(call, np.clip(caller.astype(int) + agent, -32768, 32767))
+    response = client.get(f"{base}/b-call.wav")
+    _wav(response)
+    assert response["Cache-Control"] == "private, no-store"
+    assert "Content-Disposition" not in response
+    stranger = Client().get(f"{base}/a-call.wav")
+    assert stranger.status_code == 404 and NO_RECORDING in stranger.content.decode()
+    for bad in ("a-secret.wav", "c-call.wav"):
+        assert client.get(f"{base}/{bad}").status_code == 404
     post(client, f"/battles/{battle.pk}/vote", {"overall": "b"})
-    response = client.get(url)
-    assert response.status_code == 200 and response["Content-Type"] == "audio/wav"
-    assert b"".join(response.streaming_content)[:4] == b"RIFF"
-    assert Client().get(url).status_code == 404
-    assert client.get(f"/voice/{battle.pk}/recordings/a-secret.wav").status_code == 404
+    _wav(client.get(f"{base}/a-agent.wav"))  # and after the vote
+    from agents.models import recordings_dir
+
+    (recordings_dir() / f"{battle.pk}/b-agent.wav").unlink()
+    assert client.get(f"{base}/b-call.wav").status_code == 404  # a lost file: no half answer
+    _wav(client.get(f"{base}/b-caller.wav"))
+
+
+def test_turn_timings_reach_the_api_only_after_the_vote(agents):
+    client = Client()
+    battle = AgentBattle.objects.get(pk=_generate(client)["battle_id"])
+    record_call(battle, "a", gap_ms=700)
+    record_call(battle, "b", gap_ms=1200)
+    before = client.get(f"/battles/{battle.pk}").json()
+    for label in "ab":
+        for turn in before["conversations"][label]["transcript"]:
+            assert turn["text"] and {turn[k] for k in ("start_ms", "end_ms", "latency_ms",
+                                                       "offset_ms")} == {None}
+    after = post(client, f"/battles/{battle.pk}/vote", {"overall": "a"}).json()
+    user, answer = after["conversations"]["b"]["transcript"]
+    assert user["start_ms"] == user["offset_ms"] == 500 and user["latency_ms"] is None
+    assert answer["latency_ms"] == 1200.0 and answer["offset_ms"] == user["end_ms"] + 1200
+    metrics = client.get(f"/battles/{battle.pk}/agent-metrics").json()["conversations"]
+    assert metrics["a"]["live_latency"] == {"avg_ms": 700.0, "p50_ms": 700.0, "p95_ms": 700.0,
+                                            "answered": 1}
+    assert [t["latency_ms"] for t in metrics["b"]["turn_timings"]] == [None, 1200.0]
 
 
 def test_a_call_whose_proxy_died_is_closed_and_the_battle_says_so(agents):

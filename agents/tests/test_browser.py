@@ -223,3 +223,108 @@ def test_a_vapi_agent_against_a_retell_agent_in_the_page(
     assert AgentVote.objects.get().overall == "a"
     names = ["Vapi", "Retell", "vapi-default", "retell-default", vapi.api_key, retell.api_key]
     assert frames and not [n for n in names for f in frames if n in f]
+
+
+SHOTS = Path("/tmp/shots-voice37")
+# True once a lane of the live waveform (0: the caller's, 1: the agent's) holds a trace that
+# swings, not a flat line: the canvas's own pixels, read back.
+LANE_SWINGS = """lane => {
+  const canvas = document.querySelector("[data-testid=waveform]");
+  if (!canvas.width || !canvas.height) return false;
+  const half = Math.floor(canvas.height / 2);
+  const pixels = canvas.getContext("2d").getImageData(0, lane * half, canvas.width, half).data;
+  let low = Infinity, high = -Infinity;
+  for (let y = 3; y < half - 3; y++) {
+    for (let x = 0; x < canvas.width; x += 2) {
+      if (pixels[(y * canvas.width + x) * 4 + 3] > 0) {
+        low = Math.min(low, y);
+        high = Math.max(high, y);
+      }
+    }
+  }
+  return high - low > half * 0.15;
+}"""
+
+
+def _talk(page, label: str, width: int) -> None:  # noqa: ANN001 - a Playwright page
+    from playwright.sync_api import expect
+
+    page.get_by_test_id(f"talk-{label}").click()
+    expect(page.get_by_test_id("waveform")).to_be_visible()
+    # Both voices are drawn as they are heard: the greeting, then the caller's line.
+    page.wait_for_function(LANE_SWINGS, arg=1, polling="raf", timeout=60_000)
+    page.wait_for_function(LANE_SWINGS, arg=0, polling="raf", timeout=60_000)
+    if label == "a":
+        page.screenshot(path=str(SHOTS / f"voice-call-{width}.png"), full_page=True)
+    transcript = page.get_by_test_id("transcript")
+    expect(transcript.locator("li[data-role=agent]").nth(1)).to_contain_text("booked Tuesday")
+    expect(page.get_by_test_id("agent-state")).to_have_text("listening")
+    page.get_by_test_id("end").click()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_both_voices_are_drawn_live_and_both_calls_replay_before_the_vote(
+        microphone_chromium, agents, asgi_live_server, monkeypatch, width):
+    from playwright.sync_api import expect
+
+    SHOTS.mkdir(exist_ok=True)
+    with browser_page(microphone_chromium, asgi_live_server, monkeypatch,
+                      viewport={"width": width, "height": 900}) as page:
+        seen = watch_page(page)
+        page.goto("/voice/")
+        page.get_by_test_id("start").click()
+        for label in ("a", "b"):
+            _talk(page, label, width)
+        expect(page.get_by_test_id("vote-form")).to_be_visible()
+        for label in ("a", "b"):
+            player = page.get_by_test_id(f"replay-{label}")
+            expect(player).to_have_attribute("src", re.compile(rf"/recordings/{label}-call\.wav$"))
+            player.evaluate("audio => audio.play()")
+            # It plays: the recording arrived whole and the clock moves.
+            page.wait_for_function(
+                "audio => audio.currentTime > 0.3 && audio.duration > 2",
+                arg=player.element_handle(), timeout=30_000)
+            player.evaluate("audio => audio.pause()")
+        page.screenshot(path=str(SHOTS / f"voice-vote-{width}.png"), full_page=True)
+        page.check("input[name=overall][value=a]")
+        page.check("input[name=naturalness][value=b]")
+        page.get_by_test_id("vote").click()
+        for label in ("a", "b"):
+            expect(page.get_by_test_id(f"live-latency-{label}")).to_contain_text(
+                re.compile(r"avg \d+ ms · p50 \d+ ms · p95 \d+ ms \(1 answer\)"))
+        page.screenshot(path=str(SHOTS / f"voice-reveal-{width}.png"), full_page=True)
+        assert_unhurt(page, seen, width=width)
+    assert AgentVote.objects.get().sub_votes_json == {"naturalness": "b"}
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_win_rates_on_the_voice_board_and_a_models_page(chromium, asgi_live_server, fake_openai,
+                                                        monkeypatch, width):
+    from playwright.sync_api import expect
+
+    from agents.tests.test_win_rates import _voted
+
+    quiet_rating_runs(monkeypatch)
+    configs = local_agents(fake_openai)
+    for overall, speed in (("a", "a"), ("b", "a"), ("tie", "b")):
+        _voted(*configs, overall, speed=speed, helpfulness="a")
+    SHOTS.mkdir(exist_ok=True)
+    with browser_page(chromium, asgi_live_server, monkeypatch,
+                      viewport={"width": width, "height": 900}) as page:
+        seen = watch_page(page)
+        page.goto("/leaderboard/?board=agent")
+        rates = page.get_by_test_id("voice-win-rates")
+        expect(rates.locator("tr[data-agent=voice-one] td[data-dimension=speed]")).to_contain_text(
+            "67% n=3")
+        expect(rates.locator("tr[data-agent=voice-one] td[data-dimension=naturalness]")) \
+            .to_have_text("no votes")
+        rates.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"voice-board-{width}.png"), full_page=True)
+        assert_unhurt(page, seen, width=width)
+        page.goto("/models/voice-two-llm/")
+        expect(page.get_by_test_id("voice-win-rates")).to_contain_text(
+            "Voice agents built on this model")
+        expect(page.locator("tr[data-agent=voice-two] td[data-dimension=helpfulness]")) \
+            .to_contain_text("0% n=3")
+        page.screenshot(path=str(SHOTS / f"voice-model-page-{width}.png"), full_page=True)
+        assert_unhurt(page, seen, width=width)

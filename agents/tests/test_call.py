@@ -108,6 +108,14 @@ async def test_a_spoken_call_is_heard_answered_recorded_and_measured(fake_openai
     assert gap["gap_ms"] > 600 and gap["agent_started"] < lengths[0]
     assert conversation.avg_response_latency_ms == gap["gap_ms"]
     assert conversation.ttfb_avg_ms == conversation.avg_response_latency_ms
+    # Each saved turn carries its place in the recordings and the answer its latency,
+    # measured live on the recordings' clock: the same gap the recordings give afterwards.
+    greeting, user, answer = conversation.turns_json
+    assert greeting["start_ms"] == 0 and greeting["latency_ms"] is None
+    assert 0 < user["start_ms"] < user["end_ms"] <= answer["start_ms"] < answer["end_ms"]
+    assert answer["end_ms"] <= lengths[1] * 1000 and user["latency_ms"] is None
+    assert answer["latency_ms"] == pytest.approx(gap["gap_ms"], abs=150)
+    assert answer["start_ms"] == pytest.approx(gap["agent_started"] * 1000, abs=100)
     assert "caller:" in conversation.transcript_full and "agent:" in conversation.transcript_full
     assert "haircut" in conversation.transcript_full.lower()
 

@@ -90,6 +90,12 @@ def _assert_heard_a_whole_call(heard, conversation, scenario) -> None:  # noqa: 
     assert [t["role"] for t in conversation.turns_json] == ["agent", "user", "agent"]
     caller, agent = _recorded(conversation)
     assert caller == agent > 16000 and _agent_audio_loud(conversation)
+    # Whatever the provider, each turn is placed in the recordings and the answer timed.
+    greeting, user, answer = conversation.turns_json
+    assert greeting["start_ms"] is not None and greeting["latency_ms"] is None
+    assert user["start_ms"] < user["end_ms"] < answer["start_ms"] < answer["end_ms"]
+    assert answer["end_ms"] <= agent / 16
+    assert answer["latency_ms"] == pytest.approx(answer["start_ms"] - user["end_ms"], abs=1)
 
 
 def _no_secret_anywhere(secret: str, heard, caplog) -> None:  # noqa: ANN001

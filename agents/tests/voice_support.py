@@ -177,10 +177,11 @@ async def listen_until(client: WebsocketCommunicator, heard: Heard, done, *,  # 
 def record_call(battle: AgentBattle, label: str, *, caller_text: str = CALLER_LINE,
                 agent_text: str = AGENT_REPLY, gap_ms: float = 800) -> None:
     """A finished call as the proxy saves it: both recordings on one clock, the agent
-    answering ``gap_ms`` after the caller stopped, and the turns heard live."""
+    answering ``gap_ms`` after the caller stopped, and the turns heard live with their
+    timing, as the proxy measures it."""
     from agents import services
     from agents.models import recordings_dir
-    from agents.speech.audio import write_wav
+    from agents.speech.audio import seconds, write_wav
 
     conversation = services.conversation_open(battle_id=battle.pk, label=label,
                                               session_key=battle.session_key)
@@ -188,11 +189,16 @@ def record_call(battle: AgentBattle, label: str, *, caller_text: str = CALLER_LI
     lead, tail = silence(500), silence(500)
     caller_track = lead + caller + silence(gap_ms) + bytes(len(agent)) + tail
     agent_track = bytes(len(lead) + len(caller)) + silence(gap_ms) + agent + tail
+    caller_ends = 500 + round(seconds(caller) * 1000)
     paths = [f"{battle.pk}/{label}-caller.wav", f"{battle.pk}/{label}-agent.wav"]
     for relative, pcm in zip(paths, (caller_track, agent_track), strict=True):
         write_wav(recordings_dir() / relative, pcm)
     services.conversation_close(
         conversation_id=conversation.pk, end_reason="caller ended the call",
-        turns=[{"role": "user", "text": caller_text}, {"role": "agent", "text": agent_text}],
+        turns=[{"role": "user", "text": caller_text, "start_ms": 500, "end_ms": caller_ends,
+                "latency_ms": None},
+               {"role": "agent", "text": agent_text, "start_ms": caller_ends + round(gap_ms),
+                "end_ms": caller_ends + round(gap_ms) + round(seconds(agent) * 1000),
+                "latency_ms": float(gap_ms)}],
         tool_calls=[], duration_seconds=len(caller_track) / 32000,
         user_audio_path=paths[0], agent_audio_path=paths[1])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.http import HttpRequest
-from ninja import Router, Schema
+from ninja import Field, Router, Schema
 
 from arena.api_errors import errors
 from arena.errors import RuleError
@@ -66,6 +66,10 @@ class ModelDetailOut(Schema):
     boards: list[StandingOut]
     opponents: list[OpponentOut]
     recent_battles: list[RecentOut]  # public (voted) ones only, newest first
+    extras: dict[str, dict] = Field(
+        description="What a board adds about this model, by board name (the voice board "
+                    "`agent`: the voice agents built on it and their win rates per "
+                    "dimension, with counts and 95% Wilson intervals).")
 
 
 @router.get("/models/{model_id}", response={200: ModelDetailOut, **errors(404)})
@@ -93,6 +97,7 @@ def get_model(request: HttpRequest, model_id: str):
         ],
         "recent_battles": [{"title": r.title, "url": r.url, "at": r.when, "result": r.result}
                            for r in page.recent],
+        "extras": {extra.board.name: extra.data for extra in page.extras},
     }
 
 

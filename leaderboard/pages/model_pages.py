@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from arena.models import AIModel
 from arena.prompt_categories import category_title
 from arena.selectors import model_with_availability
-from leaderboard.boards import Board, Recent, board_subjects, boards, outcome_for
+from leaderboard.boards import (
+    Board,
+    Recent,
+    board_model_section,
+    board_subjects,
+    boards,
+    outcome_for,
+)
 from leaderboard.models import BoardSnapshot, SnapshotEntry
 from leaderboard.pages.selectors import online_elo_map, snapshot_latest
 
@@ -66,12 +73,23 @@ class Standing:
         return max(sum(o.votes for o in self.opponents) - counted, 0)
 
 
+@dataclass(frozen=True)
+class BoardExtra:
+    """What a board adds about the model (``Board.model_section``)."""
+
+    board: Board
+    template: str
+    context: dict
+    data: dict
+
+
 @dataclass
 class ModelPage:
     model: AIModel
     available: bool
     standings: list[Standing]
     recent: list[Recent]
+    extras: list[BoardExtra] = field(default_factory=list)
 
 
 def model_page(*, model_id: str) -> ModelPage | None:
@@ -87,7 +105,9 @@ def model_page(*, model_id: str) -> ModelPage | None:
         if board.recent is not None:
             recent.extend(board.recent(model.slug, RECENT_LIMIT))
     recent.sort(key=lambda item: item.when, reverse=True)
-    return ModelPage(model, availability.available, standings, recent[:RECENT_LIMIT])
+    extras = [BoardExtra(board, *found) for board in boards()
+              if (found := board_model_section(board, model.slug)) is not None]
+    return ModelPage(model, availability.available, standings, recent[:RECENT_LIMIT], extras)
 
 
 def _standing(board: Board, subject: str) -> Standing:

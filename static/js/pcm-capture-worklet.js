@@ -1,5 +1,5 @@
 // AudioWorklet: the microphone at the context's rate → 16 kHz 16-bit mono PCM in 20 ms
-// frames (320 samples), posted to the page with the frame's level (RMS, 0..1).
+// frames (320 samples), posted to the page.
 // Downsampling averages the input samples that fall into each output sample (a box
 // low-pass), which is enough for speech at 16 kHz.
 class PcmCapture extends AudioWorkletProcessor {
@@ -12,7 +12,6 @@ class PcmCapture extends AudioWorkletProcessor {
     this.count = 0;
     this.frame = new Int16Array(320);
     this.filled = 0;
-    this.energy = 0;
   }
 
   process(inputs) {
@@ -28,14 +27,11 @@ class PcmCapture extends AudioWorkletProcessor {
         const value = Math.max(-1, Math.min(1, this.sum / this.count));
         this.sum = 0;
         this.count = 0;
-        this.energy += value * value;
         this.frame[this.filled++] = value < 0 ? value * 32768 : value * 32767;
         if (this.filled === this.frame.length) {
-          const rms = Math.sqrt(this.energy / this.frame.length);
-          this.port.postMessage({ pcm: this.frame.buffer, rms }, [this.frame.buffer]);
+          this.port.postMessage({ pcm: this.frame.buffer }, [this.frame.buffer]);
           this.frame = new Int16Array(320);
           this.filled = 0;
-          this.energy = 0;
         }
       }
     }

@@ -2,13 +2,16 @@
 //   idle → briefing → conversing_a → transition → conversing_b → voting → revealed
 // The battle comes from POST /battles/generate; each call streams 16 kHz 16-bit PCM both
 // ways over WS /battles/{id}/agent-stream?agent=a|b (the microphone through an AudioWorklet
-// that downsamples to 16 kHz; the agent through an AudioContext buffer queue, gapless);
-// text frames carry transcripts and events. The vote reveals the agents, and the metrics are
-// polled each second until complete (latency first).
+// that downsamples to 16 kHz; the agent played back gaplessly by voice-audio.js); text frames
+// carry transcripts and events. While a call runs, both voices are drawn live on a canvas
+// (voice-audio.js: an AnalyserNode on the microphone, another on the agent's playback).
+// Before the vote both calls can be played again (the owner's recordings); the vote reveals
+// the agents, and the metrics are polled each second until complete (latency first).
 (function () {
   "use strict";
   const root = document.getElementById("voice");
   if (!root) return;
+  const voiceAudio = window.arenaVoiceAudio;  // voice-audio.js: the agent's playback, the waveform
   const errorBox = root.querySelector("[data-testid=error]");
   let battle = null;
   let call = null;
@@ -82,6 +85,12 @@
     twists.textContent = s.adversarial_turns.length ? "Try this too: " + s.adversarial_turns.join(" ") : "";
     setAll("summary-a", summary(data.conversations.a));
     setAll("summary-b", summary(data.conversations.b));
+    ["a", "b"].forEach(function (label) {  // the finished calls, to listen to again
+      const player = field("replay-" + label);
+      const conversation = data.conversations[label];
+      const url = conversation && conversation.recording_url;
+      if (url && player.getAttribute("src") !== url) player.src = url;
+    });
   }
 
   function stateOf(data) {
@@ -102,34 +111,6 @@
   }
 
   // -- a call ---------------------------------------------------------------------------
-
-  function Player(context) {
-    this.context = context;
-    this.next = 0;
-    this.sources = [];
-  }
-  Player.prototype.play = function (buffer) {
-    const samples = new Int16Array(buffer);
-    if (!samples.length) return;
-    const audio = this.context.createBuffer(1, samples.length, 16000);
-    const channel = audio.getChannelData(0);
-    for (let i = 0; i < samples.length; i++) channel[i] = samples[i] / 32768;
-    const source = this.context.createBufferSource();
-    source.buffer = audio;
-    source.connect(this.context.destination);
-    const now = this.context.currentTime;
-    if (this.next < now + 0.02) this.next = now + 0.05;  // start (or restart) with a little slack
-    source.start(this.next);
-    this.next += audio.duration;
-    this.sources.push(source);
-    const sources = this.sources;
-    source.onended = function () { const i = sources.indexOf(source); if (i >= 0) sources.splice(i, 1); };
-  };
-  Player.prototype.stop = function () {  // barge-in: drop what is queued
-    this.sources.forEach(function (s) { try { s.stop(); } catch (e) { /* already ended */ } });
-    this.sources = [];
-    this.next = 0;
-  };
 
   function addLine(role, text, final) {
     const list = field("transcript");
@@ -180,19 +161,24 @@
     mute.gain.value = 0;
     sourceNode.connect(capture);
     capture.connect(mute).connect(context.destination);  // keeps the worklet pulled
-    const player = new Player(context);
+    const callerWave = voiceAudio.analyser(context);
+    const agentWave = voiceAudio.analyser(context);
+    sourceNode.connect(callerWave);
+    agentWave.connect(context.destination);
+    const player = new voiceAudio.Player(context, agentWave);
+    const waveform = new voiceAudio.Waveform(field("waveform"), callerWave, agentWave);
     const slot = battle.agents.filter(function (a) { return a.label === label; })[0];
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     const socket = new WebSocket(scheme + location.host + slot.stream_url);
     socket.binaryType = "arraybuffer";
-    call = { label: label, socket: socket, context: context, stream: stream, ended: false, started: null, timer: null };
+    call = { label: label, socket: socket, context: context, stream: stream, waveform: waveform,
+             ended: false, started: null, timer: null };
     setText("agent", label.toUpperCase());
     setText("agent-state", "connecting…");
     setText("timer", "0:00");
     setState("conversing_" + label);
 
     capture.port.onmessage = function (event) {
-      field("level").style.width = Math.min(100, Math.round(event.data.rms * 400)) + "%";
       if (socket.readyState === WebSocket.OPEN && call && !call.ended) socket.send(event.data.pcm);
     };
     socket.onmessage = function (event) {
@@ -228,6 +214,7 @@
     if (!call || call.ended) return;
     call.ended = true;
     clearInterval(call.timer);
+    call.waveform.stop();
     call.stream.getTracks().forEach(function (t) { t.stop(); });
     const context = call.context;
     setTimeout(function () { context.close(); }, 1500);  // let the last words play out
@@ -291,6 +278,10 @@
   function fillMetrics(label, m) {
     const card = root.querySelector(".reveal-card[data-agent=" + label + "]");
     const failed = function (kind) { return m.errors[kind] ? "could not be measured: " + m.errors[kind] : null; };
+    const live = m.live_latency;
+    setText("live-latency", live.answered ? "avg " + ms(live.avg_ms) + " · p50 " + ms(live.p50_ms) + " · p95 "
+      + ms(live.p95_ms) + " (" + live.answered + " answer" + (live.answered === 1 ? "" : "s") + ")"
+      : "no answered turns", card);
     if (m.latency) {
       setText("latency", m.latency.avg_ms == null ? "no answered turns"
         : "avg " + ms(m.latency.avg_ms) + " · p50 " + ms(m.latency.p50_ms) + " · p95 " + ms(m.latency.p95_ms)
