@@ -29,8 +29,10 @@ class Standing:
     name: str
     crowd_rating: float | None
     crowd_rd: float | None
+    crowd_volatility: float | None
     ai_rating: float | None
     ai_rd: float | None
+    ai_volatility: float | None
     controversy: float | None
     debates: int
     win_rate: float | None
@@ -45,13 +47,14 @@ def controversy_index(r_crowd: float, rd_crowd: float, r_ai: float, rd_ai: float
     return (r_crowd - r_ai) / math.sqrt(rd_crowd ** 2 + rd_ai ** 2)
 
 
-def _board_ratings(board: str) -> dict[str, tuple[str, float, float]]:
+def _board_ratings(board: str) -> dict[str, tuple[str, float, float, float | None]]:
+    """Per subject: name, Glicko-2 rating, RD and volatility σ of the board's snapshot."""
     snapshot = snapshot_latest(board=board)
     if snapshot is None:
         return {}
-    return {subject: (name, rating, (upper - rating) / Z95)
-            for subject, name, rating, upper in snapshot.entries.values_list(
-                "subject", "name", "rating", "ci_upper")}
+    return {subject: (name, rating, (upper - rating) / Z95, volatility)
+            for subject, name, rating, upper, volatility in snapshot.entries.values_list(
+                "subject", "name", "rating", "ci_upper", "volatility")}
 
 
 def _model_counts() -> dict[str, dict]:
@@ -85,13 +88,21 @@ def debate_standings() -> list[Standing]:
         count = counts.get(subject, {"debates": 0, "judged": 0, "won": 0})
         rows.append(Standing(
             subject=subject, name=name, crowd_rating=c[1] if c else None,
-            crowd_rd=c[2] if c else None, ai_rating=a[1] if a else None,
-            ai_rd=a[2] if a else None, controversy=index, debates=count["debates"],
+            crowd_rd=c[2] if c else None, crowd_volatility=c[3] if c else None,
+            ai_rating=a[1] if a else None, ai_rd=a[2] if a else None,
+            ai_volatility=a[3] if a else None, controversy=index, debates=count["debates"],
             win_rate=count["won"] / count["judged"] if count["judged"] else None,
             factuality=factuality.get(subject)))
     rows.sort(key=lambda s: (-(s.ai_rating if s.ai_rating is not None else DEFAULT_RATING),
                              s.ai_rd if s.ai_rd is not None else DEFAULT_RD, s.name))
     return rows
+
+
+def board_metrics() -> dict[str, dict[str, float | None]]:
+    """The debate boards' own figures per model (``Board.metrics``): the controversy index
+    and the average factuality, as seed 004's leaderboard entry names them."""
+    return {s.subject: {"controversy_index": s.controversy, "avg_factuality": s.factuality}
+            for s in debate_standings()}
 
 
 def controversial_debates(limit: int = 10) -> list[Debate]:
