@@ -10,6 +10,7 @@ also against 10 an hour.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
@@ -112,6 +113,11 @@ class DebateEvaluationOut(Schema):
 class DebateOut(Schema):
     debate_id: str
     status: str
+    currentRound: int = Field(description="Seed 004: the round under way; after the last "
+                              "round, the last one spoken in; 0 before the first.")
+    currentSpeaker: Literal["pro", "con"] | None = Field(
+        description="Seed 004: the side whose speech is being written; null when nobody "
+                    "speaks (moderator, fact-check, judging, paused, ended).")
     error: str | None
     motion: str
     category: str

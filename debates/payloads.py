@@ -37,6 +37,7 @@ def debate_payload(view: DebateView) -> dict:
     vote = view.viewer_vote
     return {
         "debate_id": str(debate.pk), "status": debate.status, "error": debate.error or None,
+        **view.progress.as_json(),
         "motion": debate.topic.motion, "category": debate.topic.category,
         "rounds": debate.rounds, "word_limit": debate.word_limit,
         "fact_checking": debate.fact_checking, "strict_mode": debate.strict_mode,
