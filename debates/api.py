@@ -105,6 +105,11 @@ class DebateEvaluationOut(Schema):
     rebuttal_strength: int | None
     factuality: int | None
     justification: str
+    justification_words: int
+    justification_short: bool = Field(description="Under the 100 words seed 004 asks for, "
+                                      "even after the judge was asked again: kept, marked.")
+    justification_reasks: int = Field(description="Times the judge was asked again for a "
+                                      "justification of at least 100 words (at most 2).")
     flagged_fallacies: list[dict]
     attempts: int
     error: str | None

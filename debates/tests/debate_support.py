@@ -34,11 +34,19 @@ def speech_of(model: str, position: str, round_: str, *, claim: str = TRUE_CLAIM
             f"<speech>Speaker-{position}-{round_} argues. {claim}. That settles it.</speech>")
 
 
-def judge_reply(winner: str) -> str:
+def justification(winner: str, words: int = 120) -> str:
+    """A justification of ``words`` words (seed 004 asks for 100 or more)."""
+    opening = f"The {winner} side engaged directly with every point made."
+    filler = ["Its", "rebuttals", "answered", "the", "strongest", "claims", "and", "its",
+              "facts", "held", "up", "under", "checking"]
+    return " ".join([*opening.split(), *(filler * words)][:words])
+
+
+def judge_reply(winner: str, words: int = 120) -> str:
     return json.dumps({
         "winner": winner,
         "scores": {"logical_coherence": 7, "rebuttal_strength": 6, "factuality": 8},
-        "justification": f"The {winner} side engaged directly with every point made.",
+        "justification": justification(winner, words),
         "flagged_fallacies": [{"speaker": "con", "fallacy": "strawman", "quote": "X"}],
     })
 
@@ -48,6 +56,9 @@ class DebateScript:
     # winner by reading order ("pro_first"/"con_first") per judge api model; default pro.
     judge_winners: dict[str, dict[str, str]] = field(default_factory=dict)
     judge_failures: dict[str, int] = field(default_factory=dict)  # api model -> bad replies
+    # The length in words of each judge reply's justification, in the order asked (a re-ask
+    # for a longer one included); 120 once these run out.
+    justification_words: list[int] = field(default_factory=list)
     claims_of: dict[str, str] = field(default_factory=dict)  # "pro-1" -> the claim made
     verdicts: dict[str, str] = field(default_factory=dict)  # claim -> verdict
     turn_replies: dict[str, str] = field(default_factory=dict)  # "pro-1" -> whole reply
@@ -95,7 +106,8 @@ class DebateScript:
             if failures:
                 self.judge_failures[model] = failures - 1
                 return "I refuse to give JSON."
-            return judge_reply(self.judge_winners.get(model, {}).get(order, "pro"))
+            words = self.justification_words.pop(0) if self.justification_words else 120
+            return judge_reply(self.judge_winners.get(model, {}).get(order, "pro"), words)
         return "unexpected request"
 
     @staticmethod
