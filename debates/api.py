@@ -25,7 +25,7 @@ from arena.visitors import (
     visitor_read,
     visitor_write,
 )
-from debates import crowd, selectors, services
+from debates import crowd, selectors, services, usage
 from debates.models import MAX_ROUNDS, MAX_WORD_LIMIT, MIN_ROUNDS, MIN_WORD_LIMIT, DebateOrigin
 from debates.payloads import debate_payload
 
@@ -179,6 +179,31 @@ class DebateListQuery(Schema):
     status: str = ""
 
 
+class UsageQuery(Schema):
+    by: str = Field("category", description="category (the motion's) or rounds.",
+                    json_schema_extra={"enum": list(usage.USAGE_BY)})
+
+
+class UsageRowOut(Schema):
+    key: str = Field(description="The category, the number of rounds, or all (the total).")
+    label: str
+    debates: int
+    withheld: bool = Field(description=f"Fewer than {usage.USAGE_MIN_DEBATES} debates: the "
+                           "figures are withheld, as one debate's usage can name its models.")
+    tokens: int | None
+    tokens_per_debate: float | None
+    debater_tokens: int | None = Field(description="Both sides' speeches.")
+    judging_tokens: int | None = Field(description="Fact-checking and judging.")
+    cost_usd: float | None
+    cost_per_debate: float | None
+
+
+class UsageOut(Schema):
+    by: str
+    min_debates: int
+    rows: list[UsageRowOut]
+
+
 class DebateVoteIn(Schema):
     debate_id: str
     choice: str = Field(..., description="pro, con or tie.")
@@ -223,6 +248,19 @@ def list_debates(request: HttpRequest, filters: Query[DebateListQuery]):
          "status": d.status, "pro": d.pro, "con": d.con, "turns": d.turn_count,
          "created_at": d.created_at}
         for d in debates]}
+
+
+@router.get("/debates/usage", response={200: UsageOut, **errors(422, 429)})
+def debate_usage(request: HttpRequest, filters: Query[UsageQuery]):
+    """Token usage per kind of debate (seed 004), by category or by rounds, over completed
+    debates: one row per kind, then ``all``."""
+    visitor_count(request, DEBATE_API, write=False)
+    rows = usage.debate_usage(by=filters.by)
+    return {"by": filters.by, "min_debates": usage.USAGE_MIN_DEBATES, "rows": [
+        {"key": r.key, "label": r.label, "debates": r.debates, "withheld": r.withheld,
+         "tokens": r.tokens, "tokens_per_debate": r.tokens_per_debate,
+         "debater_tokens": r.debater_tokens, "judging_tokens": r.judging_tokens,
+         "cost_usd": r.cost_usd, "cost_per_debate": r.cost_per_debate} for r in rows]}
 
 
 @router.get("/debates/{debate_id}", response={200: DebateOut, **errors(404, 429)})

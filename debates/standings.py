@@ -4,7 +4,8 @@ For each model: its Glicko-2 rating and RD on both debate boards (their latest s
 the controversy index (r_crowd − r_ai) / √(RD_crowd² + RD_ai²) (flagged beyond ±2: the crowd
 and the judge disagree about it more than the uncertainty explains), its debates, win rate
 by the judge's verdicts and the average factuality of its speeches. Per debate, the
-controversial ones are those whose crowd majority went against the judge.
+controversial ones are those whose crowd majority went against the judge. Under them, the
+token usage per kind of debate (:mod:`debates.usage`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from django.db.models import Avg, Count, F, Q
 
 from debates.models import Debate, DebateStatus, DebateTurn
+from debates.usage import USAGE_BY, USAGE_MIN_DEBATES, debate_usage
 from leaderboard.pages.selectors import snapshot_latest
 from leaderboard.ratings.glicko2 import DEFAULT_RATING, DEFAULT_RD
 
@@ -116,4 +118,6 @@ def debate_section() -> tuple[str, dict]:
     """The leaderboard's debates section: its template and context."""
     return TEMPLATE, {"standings": debate_standings(),
                       "controversial": controversial_debates(),
-                      "flag": CONTROVERSY_FLAG}
+                      "flag": CONTROVERSY_FLAG,
+                      "usage": {by: debate_usage(by=by) for by in USAGE_BY},
+                      "usage_min": USAGE_MIN_DEBATES}
