@@ -162,3 +162,30 @@ def debate_row(**fields) -> Debate:
     DebateTurn.objects.create(debate=debate, round=1, position="pro", speaker=models[0],
                               speech="An opening.")
     return debate
+
+
+def completed_debate(template: Debate, model_a=None, model_b=None, *, ai: str = "pro",
+                     crowd: str = "pro", days_ago: int = 0,
+                     factuality: tuple[float, float] | None = None, **fields) -> Debate:
+    """A completed debate like ``template`` (its topic and personas), written directly, with
+    the judge's and the crowd's results; with ``factuality``, a fact-checked speech a side."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from debates.models import DebateStatus, DebateTurn
+
+    model_a, model_b = model_a or template.model_a, model_b or template.model_b
+    debate = Debate.objects.create(
+        topic=template.topic, model_a=model_a, model_b=model_b, persona_a=template.persona_a,
+        persona_b=template.persona_b, model_a_position="pro", status=DebateStatus.COMPLETED,
+        ai_winner=ai, human_winner=crowd, created_at=timezone.now() - timedelta(days=days_ago),
+        **fields)
+    debate.ai_outcome, debate.crowd_outcome = debate.outcome_of(ai), debate.outcome_of(crowd)
+    debate.save()
+    if factuality:
+        for position, model, value in (("pro", model_a, factuality[0]),
+                                       ("con", model_b, factuality[1])):
+            DebateTurn.objects.create(debate=debate, round=1, position=position, speaker=model,
+                                      speech="A speech.", factuality=value)
+    return debate

@@ -1,38 +1,18 @@
 """Seed 004's leaderboard figures: Glicko-2 volatility beside rating and RD, and the debate
 boards' controversy index and average factuality in GET /api/leaderboard, sortable."""
 
-from datetime import timedelta
-
 import numpy as np
 import pytest
 from django.test import Client
-from django.utils import timezone
 
 from arena.models import AIModel, ProviderKind
-from debates.models import Debate, DebateStatus, DebateTurn
-from debates.tests.debate_support import debate_row
+from debates.tests.debate_support import completed_debate, debate_row
 from leaderboard.models import RunTrigger
 from leaderboard.pages.selectors import BAD_SORT, NO_METRIC
 from leaderboard.ratings.glicko2 import rate_period_arrays
 from leaderboard.runs.services import ratings_run
 
 pytestmark = pytest.mark.django_db
-
-
-def _debate(template, model_a, model_b, *, ai: str, crowd: str, days_ago: int,
-            factuality: tuple[float, float] | None = None) -> Debate:
-    debate = Debate.objects.create(
-        topic=template.topic, model_a=model_a, model_b=model_b, persona_a=template.persona_a,
-        persona_b=template.persona_b, model_a_position="pro", status=DebateStatus.COMPLETED,
-        ai_winner=ai, human_winner=crowd, created_at=timezone.now() - timedelta(days=days_ago))
-    debate.ai_outcome, debate.crowd_outcome = debate.outcome_of(ai), debate.outcome_of(crowd)
-    debate.save()
-    if factuality:
-        for position, model, value in (("pro", model_a, factuality[0]),
-                                       ("con", model_b, factuality[1])):
-            DebateTurn.objects.create(debate=debate, round=1, position=position, speaker=model,
-                                      speech="A speech.", factuality=value)
-    return debate
 
 
 @pytest.fixture
@@ -45,8 +25,10 @@ def rated(settings):
     c = AIModel.objects.create(slug="row-c", name="row-c", api_model="row-c", provider="P",
                                provider_kind=ProviderKind.OPENAI)
     for days in (3, 2, 1):
-        _debate(template, a, b, ai="pro", crowd="con", days_ago=days, factuality=(0.9, 0.5))
-        _debate(template, b, c, ai="tie", crowd="tie", days_ago=days, factuality=(0.5, 0.2))
+        completed_debate(template, a, b, ai="pro", crowd="con", days_ago=days,
+                         factuality=(0.9, 0.5))
+        completed_debate(template, b, c, ai="tie", crowd="tie", days_ago=days,
+                         factuality=(0.5, 0.2))
     ratings_run(trigger=RunTrigger.COMMAND, boards=["debate-ai", "debate-crowd"])
 
 
