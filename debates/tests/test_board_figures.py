@@ -93,5 +93,5 @@ def test_the_board_page_shows_rd_volatility_and_the_figures(rated):
     html = page.content.decode()
     assert page.status_code == 200
     assert 'data-testid="glicko-header"' in html and 'data-testid="sort-controversy"' in html
-    assert 'class="num lb-glicko"' in html and 'class="num lb-factuality">0.90<' in html
+    assert 'class="num nowrap lb-glicko"' in html and 'class="num lb-factuality">0.90<' in html
     assert 'data-testid="ai-volatility"' in html and 'data-testid="crowd-volatility"' in html

@@ -87,7 +87,8 @@ def test_start_watch_vote_with_a_wager_and_read_the_verdict(page, setup):
     expect(page.get_by_test_id("points")).to_have_text("Your debate points: 1000")
     expect(page.get_by_test_id("status")).to_have_text("Completed")
     expect(progress).to_have_attribute("data-current-speaker", "")
-    expect(progress).to_have_text("Round 1 of 1")
+    expect(progress).to_have_attribute("data-current-round", "1")
+    expect(progress).to_be_hidden()  # the status says it ended
     page.screenshot(path=str(SCREENSHOT), full_page=True)
     debate = Debate.objects.get()
     assert debate.judge_model_id == "gamma-1b"

@@ -78,3 +78,14 @@ def test_every_announcement_carries_them(django_capture_on_commit_callbacks):
         async_to_sync(layer.group_discard)(debate_group(debate.pk), channel)
     assert message == {"event": "changed", "crowd": True, "currentRound": 2,
                        "currentSpeaker": "pro"}
+
+
+def test_an_ended_debates_page_keeps_them_but_says_nothing_more():
+    debate = debate_row(rounds=1)
+    step(debate, StepKind.TURN, 1, "pro")
+    step(debate, StepKind.TURN, 1, "con", StepStatus.RUNNING)  # its call is left to end
+    debate.status = DebateStatus.CANCELLED
+    debate.save()
+    assert read(debate) == (1, None)
+    html = Client().get(f"/debates/{debate.pk}/").content.decode()
+    assert 'data-current-round="1" data-current-speaker="" data-rounds="1" hidden>' in html

@@ -102,7 +102,7 @@ class Row:
         """RD and volatility σ, beside the rating (Glicko-2 boards)."""
         if self.rd is None:
             return "\u2013"
-        return f"{self.rd:.0f} / {self.e.volatility:.4f}"
+        return f"{self.rd:.0f} / {self.e.volatility:.5f}"
 
     @property
     def plus(self) -> float:

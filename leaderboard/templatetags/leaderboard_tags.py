@@ -42,7 +42,7 @@ def leaderboard_rows(rows, *, provisional: bool = False, link: bool = False,
             f'<td class="lb-model">{name}{badge}</td>'
             f'<td class="num lb-score">{row.rating_display}</td>'
             f'<td class="num lb-ci">{row.ci_display}</td>'
-            + (f'<td class="num lb-glicko">{row.glicko_display}</td>' if glicko else "")
+            + (f'<td class="num nowrap lb-glicko">{row.glicko_display}</td>' if glicko else "")
             + "".join(f'<td class="num lb-{sort}">{_figure(row.metrics.get(figure))}</td>'
                       for sort, figure in metrics)
             + f'<td class="num wide-only">{row.elo_display}</td>'

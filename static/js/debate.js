@@ -43,7 +43,7 @@
   // message: shown at once, before the body is re-read.
   function showProgress(message) {
     const line = document.querySelector('[data-testid="progress"]');
-    if (!line || message.currentRound === undefined) return;
+    if (!line || line.hidden || message.currentRound === undefined) return;
     line.dataset.currentRound = message.currentRound;
     line.dataset.currentSpeaker = message.currentSpeaker || "";
     const text = message.currentRound
