@@ -95,3 +95,10 @@ def test_the_board_page_shows_rd_volatility_and_the_figures(rated):
     assert 'data-testid="glicko-header"' in html and 'data-testid="sort-controversy"' in html
     assert 'class="num nowrap lb-glicko"' in html and 'class="num lb-factuality">0.90<' in html
     assert 'data-testid="ai-volatility"' in html and 'data-testid="crowd-volatility"' in html
+
+
+def test_a_models_page_shows_its_debate_volatility(rated):
+    html = Client().get("/models/row-a/").content.decode()
+    assert 'data-testid="volatility-debate-ai"' in html and "σ 0.0" in html
+    boards = {s["board"]: s for s in Client().get("/api/models/row-a").json()["boards"]}
+    assert boards["debate-ai"]["volatility"] == pytest.approx(0.06, abs=1e-3)

@@ -1,7 +1,7 @@
 """Seed 004's figures in a real Chromium: the debate page's round and speaker and a short
 justification's mark; the debate board's RD / σ, its controversy and factuality columns
-(sorted by a click on their headers) and the token usage tables; at desktop and phone
-widths (screenshots under /tmp/shots-debates37/)."""
+(sorted by a click on their headers) and the token usage tables; a model page's RD and σ;
+at desktop and phone widths (screenshots under /tmp/shots-debates37/)."""
 
 from __future__ import annotations
 
@@ -82,3 +82,6 @@ def test_the_figures_show_and_sort_in_the_browser(chromium, figures, monkeypatch
         expect(page.get_by_test_id("usage-rounds")).to_contain_text("3 rounds")
         page.screenshot(path=str(SHOTS / f"leaderboard-debate-ai-{width}.png"),
                         full_page=True)
+        page.goto("/models/row-a/")
+        expect(page.get_by_test_id("volatility-debate-ai")).to_contain_text("σ 0.0")
+        page.screenshot(path=str(SHOTS / f"model-page-{width}.png"), full_page=True)
