@@ -188,14 +188,13 @@ class UsageRowOut(Schema):
     key: str = Field(description="The category, the number of rounds, or all (the total).")
     label: str
     debates: int
-    withheld: bool = Field(description=f"Fewer than {usage.USAGE_MIN_DEBATES} debates: the "
-                           "figures are withheld, as one debate's usage can name its models.")
+    withheld: bool = Field(description=f"A kind of fewer than {usage.USAGE_MIN_DEBATES} "
+                           "debates, or one withheld so that such a kind's figures cannot be "
+                           "worked out from the others: the count only.")
     tokens: int | None
     tokens_per_debate: float | None
-    debater_tokens: int | None = Field(description="Both sides' speeches.")
+    debater_tokens: int | None = Field(description="Both sides' speeches, together.")
     judging_tokens: int | None = Field(description="Fact-checking and judging.")
-    cost_usd: float | None
-    cost_per_debate: float | None
 
 
 class UsageOut(Schema):
@@ -259,8 +258,8 @@ def debate_usage(request: HttpRequest, filters: Query[UsageQuery]):
     return {"by": filters.by, "min_debates": usage.USAGE_MIN_DEBATES, "rows": [
         {"key": r.key, "label": r.label, "debates": r.debates, "withheld": r.withheld,
          "tokens": r.tokens, "tokens_per_debate": r.tokens_per_debate,
-         "debater_tokens": r.debater_tokens, "judging_tokens": r.judging_tokens,
-         "cost_usd": r.cost_usd, "cost_per_debate": r.cost_per_debate} for r in rows]}
+         "debater_tokens": r.debater_tokens, "judging_tokens": r.judging_tokens}
+        for r in rows]}
 
 
 @router.get("/debates/{debate_id}", response={200: DebateOut, **errors(404, 429)})

@@ -176,11 +176,12 @@ def completed_debate(template: Debate, model_a=None, model_b=None, *, ai: str = 
     from debates.models import DebateStatus, DebateTurn
 
     model_a, model_b = model_a or template.model_a, model_b or template.model_b
-    debate = Debate.objects.create(
-        topic=template.topic, model_a=model_a, model_b=model_b, persona_a=template.persona_a,
-        persona_b=template.persona_b, model_a_position="pro", status=DebateStatus.COMPLETED,
-        ai_winner=ai, human_winner=crowd, created_at=timezone.now() - timedelta(days=days_ago),
-        **fields)
+    debate = Debate.objects.create(**{
+        "topic": template.topic, "model_a": model_a, "model_b": model_b,
+        "persona_a": template.persona_a, "persona_b": template.persona_b,
+        "model_a_position": "pro", "status": DebateStatus.COMPLETED, "ai_winner": ai,
+        "human_winner": crowd, "created_at": timezone.now() - timedelta(days=days_ago),
+        **fields})
     debate.ai_outcome, debate.crowd_outcome = debate.outcome_of(ai), debate.outcome_of(crowd)
     debate.save()
     if factuality:

@@ -28,16 +28,15 @@ class Command(BaseCommand):
         if as_json:
             self.stdout.write(json.dumps([
                 {"key": r.key, "debates": r.debates, "tokens": r.tokens,
-                 "debater_tokens": r.debater_tokens, "judging_tokens": r.judging_tokens,
-                 "cost_usd": r.cost_usd} for r in rows]))
+                 "debater_tokens": r.debater_tokens, "judging_tokens": r.judging_tokens}
+                for r in rows]))
             return
         self.stdout.write(f"{'by ' + by:<28} {'debates':>8} {'tokens/debate':>14} "
-                          f"{'speeches':>10} {'checks+judge':>13} {'cost/debate':>12}")
+                          f"{'speeches':>10} {'checks+judge':>13}")
         for r in rows:
             if r.withheld:
-                self.stdout.write(f"{r.label[:28]:<28} {r.debates:>8}   withheld (fewer than "
+                self.stdout.write(f"{r.label[:28]:<28} {r.debates:>8}   withheld (kinds under "
                                   f"{USAGE_MIN_DEBATES} debates)")
                 continue
             self.stdout.write(f"{r.label[:28]:<28} {r.debates:>8} {r.tokens_per_debate:>14,.0f} "
-                              f"{r.debater_tokens:>10,} {r.judging_tokens:>13,} "
-                              f"{r.cost_per_debate:>12.4f}")
+                              f"{r.debater_tokens:>10,} {r.judging_tokens:>13,}")
