@@ -7,7 +7,7 @@ import random
 from datetime import timedelta
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from debates import crowd
@@ -19,6 +19,7 @@ from debates.crowd_calibration import (
     crowd_calibration_start,
     wilson,
 )
+from debates.management.commands.crowd_calibrate import BAD_WINDOW, NO_DEBATES
 from debates.models import CrowdVote, Debate, DebateStatus, DebateTurn
 from debates.tests.debate_support import debate_row, library
 from testkit.registry import make_model
@@ -124,3 +125,12 @@ def test_the_command_starts_listed_debates_with_a_known_gap(fake_openai, setting
     assert "Started 2 debates with a known quality gap, listed for the crowd" in out
     assert "50 more" in out  # nothing voted yet
     assert Debate.objects.filter(is_listed=True).exclude(handicapped="").count() == 5
+
+
+def test_the_command_refuses_a_window_or_count_that_means_nothing():
+    for args, message in ((["--debates", "0"], NO_DEBATES),
+                          (["--report", "--window-days", "0"], BAD_WINDOW),
+                          (["--report", "--min-votes", "0"], BAD_WINDOW)):
+        with pytest.raises(CommandError) as refused:
+            call_command("crowd_calibrate", *args)
+        assert str(refused.value) == message

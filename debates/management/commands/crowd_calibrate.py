@@ -35,6 +35,9 @@ from debates.crowd_calibration import (
     crowd_calibration_start,
 )
 
+NO_DEBATES = "--debates must be at least 1 (or use --report)."
+BAD_WINDOW = "--min-votes and --window-days must be positive, --collect 0 or more."
+
 
 class Command(BaseCommand):
     help = ("Run debates with a known quality gap for the crowd and report how often its votes "
@@ -62,10 +65,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **o):
         if o["debates"] < 1 and not o["report"]:
-            raise CommandError("--debates must be at least 1 (or use --report).")
+            raise CommandError(NO_DEBATES)
         if o["min_votes"] < 1 or o["window_days"] <= 0 or o["collect"] < 0:
-            raise CommandError("--min-votes and --window-days must be positive, --collect "
-                               "0 or more.")
+            raise CommandError(BAD_WINDOW)
         console = Console(file=self.stderr if o["as_json"] else self.stdout, highlight=False)
         since = timezone.now() - timedelta(days=o["window_days"])
         if not o["report"]:
