@@ -228,7 +228,7 @@ def _bench_runs() -> None:
 def _bench_page(n_requests: int) -> None:
     from django.test import Client
 
-    from leaderboard.pages import selectors
+    from leaderboard.pages import board_plots, selectors
     from leaderboard.pages.selectors import snapshot_latest
 
     snap = snapshot_latest(board="text")
@@ -237,7 +237,8 @@ def _bench_page(n_requests: int) -> None:
           f"{snap.models_rated} rated), Django test client, {n_requests} requests each:")
     cold = []
     for _ in range(5):
-        for memo in (selectors._snapshot_entries, selectors._model_plots, selectors._pair_plots):
+        for memo in (selectors._snapshot_entries, board_plots._model_plots,
+                     board_plots._pair_plots):
             memo.cache_clear()
         t0 = time.perf_counter()
         client.get("/leaderboard/")

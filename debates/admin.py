@@ -69,7 +69,7 @@ class EvaluationInline(admin.TabularInline):
     extra = 0
     can_delete = False
     fields = ("judge", "role", "order", "winner", "logical_coherence", "rebuttal_strength",
-              "factuality", "error")
+              "factuality", "justification_reasks", "justification_short", "error")
     readonly_fields = fields
 
 

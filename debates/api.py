@@ -10,6 +10,7 @@ also against 10 an hour.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
@@ -24,7 +25,7 @@ from arena.visitors import (
     visitor_read,
     visitor_write,
 )
-from debates import crowd, selectors, services
+from debates import crowd, selectors, services, usage
 from debates.models import MAX_ROUNDS, MAX_WORD_LIMIT, MIN_ROUNDS, MIN_WORD_LIMIT, DebateOrigin
 from debates.payloads import debate_payload
 
@@ -104,6 +105,11 @@ class DebateEvaluationOut(Schema):
     rebuttal_strength: int | None
     factuality: int | None
     justification: str
+    justification_words: int
+    justification_short: bool = Field(description="Under the 100 words seed 004 asks for, "
+                                      "even after the judge was asked again: kept, marked.")
+    justification_reasks: int = Field(description="Times the judge was asked again for a "
+                                      "justification of at least 100 words (at most 2).")
     flagged_fallacies: list[dict]
     attempts: int
     error: str | None
@@ -112,6 +118,11 @@ class DebateEvaluationOut(Schema):
 class DebateOut(Schema):
     debate_id: str
     status: str
+    currentRound: int = Field(description="Seed 004: the round under way; after the last "
+                              "round, the last one spoken in; 0 before the first.")
+    currentSpeaker: Literal["pro", "con"] | None = Field(
+        description="Seed 004: the side whose speech is being written; null when nobody "
+                    "speaks (moderator, fact-check, judging, paused, ended).")
     error: str | None
     motion: str
     category: str
@@ -168,6 +179,30 @@ class DebateListQuery(Schema):
     status: str = ""
 
 
+class UsageQuery(Schema):
+    by: str = Field("category", description="category (the motion's) or rounds.",
+                    json_schema_extra={"enum": list(usage.USAGE_BY)})
+
+
+class UsageRowOut(Schema):
+    key: str = Field(description="The category, the number of rounds, or all (the total).")
+    label: str
+    debates: int
+    withheld: bool = Field(description=f"A kind of fewer than {usage.USAGE_MIN_DEBATES} "
+                           "debates, or one withheld so that such a kind's figures cannot be "
+                           "worked out from the others: the count only.")
+    tokens: int | None
+    tokens_per_debate: float | None
+    debater_tokens: int | None = Field(description="Both sides' speeches, together.")
+    judging_tokens: int | None = Field(description="Fact-checking and judging.")
+
+
+class UsageOut(Schema):
+    by: str
+    min_debates: int
+    rows: list[UsageRowOut]
+
+
 class DebateVoteIn(Schema):
     debate_id: str
     choice: str = Field(..., description="pro, con or tie.")
@@ -212,6 +247,19 @@ def list_debates(request: HttpRequest, filters: Query[DebateListQuery]):
          "status": d.status, "pro": d.pro, "con": d.con, "turns": d.turn_count,
          "created_at": d.created_at}
         for d in debates]}
+
+
+@router.get("/debates/usage", response={200: UsageOut, **errors(422, 429)})
+def debate_usage(request: HttpRequest, filters: Query[UsageQuery]):
+    """Token usage per kind of debate (seed 004), by category or by rounds, over completed
+    debates: one row per kind, then ``all``."""
+    visitor_count(request, DEBATE_API, write=False)
+    rows = usage.debate_usage(by=filters.by)
+    return {"by": filters.by, "min_debates": usage.USAGE_MIN_DEBATES, "rows": [
+        {"key": r.key, "label": r.label, "debates": r.debates, "withheld": r.withheld,
+         "tokens": r.tokens, "tokens_per_debate": r.tokens_per_debate,
+         "debater_tokens": r.debater_tokens, "judging_tokens": r.judging_tokens}
+        for r in rows]}
 
 
 @router.get("/debates/{debate_id}", response={200: DebateOut, **errors(404, 429)})

@@ -9,16 +9,19 @@ claim). :func:`calibration_report` then measures, over those that finished:
 * the fact-checker's catch rate: planted claims that appeared in a speech and were found
   false or misleading.
 
-Calibration debates are unlisted and count on no board.
+Calibration debates count on no board; they are unlisted, except those run for the crowd
+(:mod:`debates.crowd_calibration`), which the crowd must find to vote on.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 
 from debates.evidence_store import search_terms
 from debates.models import (
+    ENDED,
     Debate,
     DebateOrigin,
     DebateStatus,
@@ -35,10 +38,14 @@ CAUGHT = (Verdict.FALSE, Verdict.MISLEADING)
 SAME_CLAIM = 0.5  # share of the planted claim's words a checked claim must have
 
 
+POLL_SECONDS = 1.0
+
+
 def calibration_start(*, count: int, models: list[str] | None = None, rounds: int = 1,
-                      word_limit: int = 80, rng: random.Random | None = None) -> list[Debate]:
+                      word_limit: int = 80, rng: random.Random | None = None,
+                      listed: bool = False) -> list[Debate]:
     """Start ``count`` calibration debates, cycling through the handicaps; the weak side
-    and the models' positions are drawn at random."""
+    and the models' positions are drawn at random. ``listed``: on /debates/ for the crowd."""
     rng = rng or random.Random()
     claims = planted_claims()
     handicaps = list(Handicap.values)
@@ -48,12 +55,23 @@ def calibration_start(*, count: int, models: list[str] | None = None, rounds: in
         first, second = (models + [None, None])[:2] if models else (None, None)
         debate = debate_create(
             session_key="", model_a=first, model_b=second, rounds=rounds,
-            word_limit=word_limit, fact_checking=True, listed=False, origin=DebateOrigin.CLI,
+            word_limit=word_limit, fact_checking=True, listed=listed, origin=DebateOrigin.CLI,
             rng=rng, calibration=(rng.choice(Position.values), handicap,
                                   rng.sample(claims, k=min(rounds, len(claims)))
                                   if handicap == Handicap.FALSE_CLAIMS else []))
         started.append(debate)
     return started
+
+
+def calibration_wait(*, debate_ids: list, timeout: float) -> int:
+    """Wait until the debates have ended or ``timeout`` seconds have passed; return how many
+    are still running."""
+    deadline = time.monotonic() + timeout
+    while True:
+        running = Debate.objects.filter(pk__in=debate_ids).exclude(status__in=ENDED).count()
+        if not running or time.monotonic() > deadline:
+            return running
+        time.sleep(POLL_SECONDS)
 
 
 def _same_claim(planted: str, checked: str) -> bool:

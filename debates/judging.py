@@ -2,6 +2,13 @@
 
 Both orders are asked at once. Each is tried up to ``MAX_JUDGE_TRIES`` times (a provider
 failure or a reply outside the schema); the consensus rule is :func:`consensus`.
+
+The seed asks for a justification of 100 words or more. The schema says so to the model (its
+``description``), but does not enforce it as a length: a grammar-bound model that runs short
+would then give no verdict at all. Instead a verdict whose justification is under
+``MIN_JUSTIFICATION_WORDS`` is asked for again, with the count stated, up to
+``MAX_SHORT_REASKS`` times; if it is still short, the last verdict is kept and marked short
+(``justification_short``), and the page and the API say so.
 """
 
 from __future__ import annotations
@@ -13,6 +20,12 @@ from dataclasses import dataclass, field
 from arena.llm import LLMError, ModelEndpoint, complete_json
 
 MAX_JUDGE_TRIES = 3  # the first try and two retries (seed 004)
+MIN_JUSTIFICATION_WORDS = 100  # seed 004: "<100+ word explanation>"
+MAX_SHORT_REASKS = 2
+SHORT_REASK = ("Your justification has {words} words; the rubric asks for at least {least}. "
+               "Reply again with the whole JSON verdict, its justification at least {least} "
+               "words long: explain how each side's arguments, rebuttals and claims weighed in "
+               "your decision.")
 FALLACIES = ["strawman", "false dichotomy", "ad hominem", "slippery slope", "appeal to emotion",
              "appeal to authority", "hasty generalization", "circular reasoning",
              "red herring", "whataboutism", "other"]
@@ -29,7 +42,10 @@ VERDICT_SCHEMA = {
             "required": ["logical_coherence", "rebuttal_strength", "factuality"],
             "additionalProperties": False,
         },
-        "justification": {"type": "string", "minLength": 20, "maxLength": 3000},
+        "justification": {
+            "type": "string", "minLength": 20, "maxLength": 4000,
+            "description": f"At least {MIN_JUSTIFICATION_WORDS} words: why the winner won, "
+                           "weighing both sides' arguments, rebuttals and fact-checked claims."},
         "flagged_fallacies": {
             "type": "array", "maxItems": 8,
             "items": {
@@ -102,6 +118,23 @@ class JudgeResult:
     latency_ms: int = 0
     tokens: int = 0
     cost_usd: float = 0.0
+    reasks: int = 0  # asked again for a longer justification
+    justification_short: bool = False  # still under MIN_JUSTIFICATION_WORDS after the re-asks
+
+    def take(self, data: dict) -> None:
+        self.winner = data["winner"]
+        self.scores = {k: min(max(int(v), 1), 10) for k, v in data["scores"].items()}
+        self.justification = data["justification"].strip()
+        self.fallacies, self.error = data["flagged_fallacies"], ""
+
+    def count(self, usage) -> None:
+        if usage is not None:
+            self.tokens += usage.input_tokens + usage.output_tokens
+            self.cost_usd += usage.cost_usd
+
+
+def words(text: str) -> int:
+    return len(text.split())
 
 
 def transcript_text(speeches: list[Speech], order: str) -> str:
@@ -123,32 +156,48 @@ def judge_prompt(motion: str, speeches: list[Speech], fact_checks: list[str],
 
 async def judge_once(endpoint: ModelEndpoint, motion: str, speeches: list[Speech],
                      fact_checks: list[str], order: str) -> JudgeResult:
-    """One order, retried up to ``MAX_JUDGE_TRIES`` times; never raises for a failure."""
+    """One order, retried up to ``MAX_JUDGE_TRIES`` times, its justification asked for again
+    while short (:data:`MAX_SHORT_REASKS`); never raises for a failure."""
     result = JudgeResult(order=order)
     started = time.monotonic()
-    prompt = judge_prompt(motion, speeches, fact_checks, order)
+    messages = [{"role": "user", "content": judge_prompt(motion, speeches, fact_checks, order)}]
     for attempt in range(1, MAX_JUDGE_TRIES + 1):
         result.attempts = attempt
         try:
-            reply = await complete_json(endpoint, [{"role": "user", "content": prompt}],
-                                        VERDICT_SCHEMA, name="verdict")
+            reply = await complete_json(endpoint, messages, VERDICT_SCHEMA, name="verdict")
         except LLMError as exc:
             result.error = exc.user_message
-            usage = getattr(exc, "completion", None)
-            if usage is not None:
-                result.tokens += usage.input_tokens + usage.output_tokens
-                result.cost_usd += usage.cost_usd
+            result.count(getattr(exc, "completion", None))
             continue
-        data, usage = reply.data, reply.completion
-        result.tokens += usage.input_tokens + usage.output_tokens
-        result.cost_usd += usage.cost_usd
-        result.winner = data["winner"]
-        result.scores = {k: min(max(int(v), 1), 10) for k, v in data["scores"].items()}
-        result.justification = data["justification"].strip()
-        result.fallacies, result.error = data["flagged_fallacies"], ""
+        result.count(reply.completion)
+        result.take(reply.data)
+        await _lengthen(endpoint, messages, reply.completion.text, result)
         break
     result.latency_ms = round((time.monotonic() - started) * 1000)
     return result
+
+
+async def _lengthen(endpoint: ModelEndpoint, messages: list, answer: str,
+                    result: JudgeResult) -> None:
+    """Ask again while the justification is short; a re-ask that fails keeps the verdict
+    in hand. Still short after the last: kept and marked."""
+    while words(result.justification) < MIN_JUSTIFICATION_WORDS:
+        if result.reasks == MAX_SHORT_REASKS:
+            result.justification_short = True
+            return
+        result.reasks += 1
+        messages = [*messages, {"role": "assistant", "content": answer},
+                    {"role": "user",
+                     "content": SHORT_REASK.format(words=words(result.justification),
+                                                   least=MIN_JUSTIFICATION_WORDS)}]
+        try:
+            reply = await complete_json(endpoint, messages, VERDICT_SCHEMA, name="verdict")
+        except LLMError as exc:
+            result.count(getattr(exc, "completion", None))
+            continue
+        result.count(reply.completion)
+        result.take(reply.data)
+        answer = reply.completion.text
 
 
 async def judge_both_orders(endpoint: ModelEndpoint, motion: str, speeches: list[Speech],

@@ -380,6 +380,11 @@ class JudgeEvaluation(UUIDModel, CreatedAtModel):
     rebuttal_strength = models.PositiveSmallIntegerField(null=True, blank=True)
     factuality = models.PositiveSmallIntegerField(null=True, blank=True)
     justification = models.TextField(blank=True)
+    justification_reasks = models.PositiveSmallIntegerField(
+        default=0, help_text="Times the judge was asked again for a justification of at "
+                             "least 100 words (seed 004).")
+    justification_short = models.BooleanField(
+        default=False, help_text="Still under 100 words after the re-asks: kept, marked.")
     flagged_fallacies = models.JSONField(default=list)
     attempts = models.PositiveSmallIntegerField(default=0)
     error = models.CharField(max_length=300, blank=True, help_text="Safe to show a person.")
@@ -396,6 +401,10 @@ class JudgeEvaluation(UUIDModel, CreatedAtModel):
     @property
     def is_valid(self) -> bool:
         return bool(self.winner)
+
+    @property
+    def justification_words(self) -> int:
+        return len(self.justification.split())
 
 
 class CrowdChoice(models.TextChoices):

@@ -37,6 +37,7 @@ def debate_payload(view: DebateView) -> dict:
     vote = view.viewer_vote
     return {
         "debate_id": str(debate.pk), "status": debate.status, "error": debate.error or None,
+        **view.progress.as_json(),
         "motion": debate.topic.motion, "category": debate.topic.category,
         "rounds": debate.rounds, "word_limit": debate.word_limit,
         "fact_checking": debate.fact_checking, "strict_mode": debate.strict_mode,
@@ -48,7 +49,11 @@ def debate_payload(view: DebateView) -> dict:
             {"role": e.role, "order": e.order, "winner": e.winner or None,
              "logical_coherence": e.logical_coherence,
              "rebuttal_strength": e.rebuttal_strength, "factuality": e.factuality,
-             "justification": e.justification, "flagged_fallacies": e.flagged_fallacies,
+             "justification": e.justification,
+             "justification_words": e.justification_words,
+             "justification_short": e.justification_short,
+             "justification_reasks": e.justification_reasks,
+             "flagged_fallacies": e.flagged_fallacies,
              "attempts": e.attempts, "error": e.error or None}
             for e in view.evaluations],
         "ai_winner": debate.ai_winner or None, "ai_consensus": debate.ai_consensus,

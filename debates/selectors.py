@@ -35,6 +35,7 @@ from debates.models import (
     StepKind,
     Topic,
 )
+from debates.progress import Progress, progress_of
 
 LIST_LIMIT = 50
 NO_CLAIMS = "The fact-checker found no checkable factual claim in this speech."
@@ -151,6 +152,7 @@ class DebateView:
     evaluations: list[JudgeEvaluation]
     writing: list[DebateStep]  # turns being written now
     current: DebateStep | None
+    progress: Progress  # seed 004's currentRound and currentSpeaker
     viewer_vote: CrowdVote | None
     revealed: bool
     tally: dict[str, int]
@@ -234,6 +236,7 @@ def debate_view(*, debate: Debate, session_key: str | None) -> DebateView:
         writing=[] if debate.is_finished else [
             s for s in pending if s.kind == StepKind.TURN and s.status == StepStatus.RUNNING],
         current=pending[-1] if pending and not debate.is_finished else None,
+        progress=progress_of(debate, steps),
         viewer_vote=vote if vote is not None and vote.choice != CrowdChoice.REVEALED else None,
         revealed=revealed, tally=crowd_tally(debate), wagers_open=wagers_open(debate),
         points=points_of(session_key) if session_key else None,

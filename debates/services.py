@@ -62,7 +62,8 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
     """Start a debate; every problem with the configuration is named in one 400.
     ``listed`` None: a library topic is listed, a motion the person wrote is not (what people
     type is listed to others only when they say so).
-    ``calibration``: ``(weak side, handicap, planted claims)`` (:mod:`debates.calibration`)."""
+    ``calibration``: ``(weak side, handicap, planted claims)`` (:mod:`debates.calibration`;
+    unlisted unless ``listed`` says otherwise, as the crowd's calibration does)."""
     rng = rng or random.SystemRandom()
     problems: list[str] = []
     if not MIN_ROUNDS <= rounds <= MAX_ROUNDS:
@@ -92,7 +93,7 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
             model_b=second, persona_a=pro_persona, persona_b=con_persona,
             model_a_position=rng.choice([Position.PRO, Position.CON]), rounds=rounds,
             word_limit=word_limit, fact_checking=fact_checking, strict_mode=strict_mode,
-            is_listed=listed and calibration is None, judge_model=judge,
+            is_listed=listed, judge_model=judge,
             chosen=any((model_a, model_b, persona_a, persona_b)),
             **(dict(zip(("handicapped", "handicap", "planted"), calibration, strict=True))
                if calibration else {}))

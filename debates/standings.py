@@ -4,7 +4,8 @@ For each model: its Glicko-2 rating and RD on both debate boards (their latest s
 the controversy index (r_crowd − r_ai) / √(RD_crowd² + RD_ai²) (flagged beyond ±2: the crowd
 and the judge disagree about it more than the uncertainty explains), its debates, win rate
 by the judge's verdicts and the average factuality of its speeches. Per debate, the
-controversial ones are those whose crowd majority went against the judge.
+controversial ones are those whose crowd majority went against the judge. Under them, the
+token usage per kind of debate (:mod:`debates.usage`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from django.db.models import Avg, Count, F, Q
 
 from debates.models import Debate, DebateStatus, DebateTurn
+from debates.usage import USAGE_BY, USAGE_MIN_DEBATES, debate_usage
 from leaderboard.pages.selectors import snapshot_latest
 from leaderboard.ratings.glicko2 import DEFAULT_RATING, DEFAULT_RD
 
@@ -29,8 +31,10 @@ class Standing:
     name: str
     crowd_rating: float | None
     crowd_rd: float | None
+    crowd_volatility: float | None
     ai_rating: float | None
     ai_rd: float | None
+    ai_volatility: float | None
     controversy: float | None
     debates: int
     win_rate: float | None
@@ -45,13 +49,14 @@ def controversy_index(r_crowd: float, rd_crowd: float, r_ai: float, rd_ai: float
     return (r_crowd - r_ai) / math.sqrt(rd_crowd ** 2 + rd_ai ** 2)
 
 
-def _board_ratings(board: str) -> dict[str, tuple[str, float, float]]:
+def _board_ratings(board: str) -> dict[str, tuple[str, float, float, float | None]]:
+    """Per subject: name, Glicko-2 rating, RD and volatility σ of the board's snapshot."""
     snapshot = snapshot_latest(board=board)
     if snapshot is None:
         return {}
-    return {subject: (name, rating, (upper - rating) / Z95)
-            for subject, name, rating, upper in snapshot.entries.values_list(
-                "subject", "name", "rating", "ci_upper")}
+    return {subject: (name, rating, (upper - rating) / Z95, volatility)
+            for subject, name, rating, upper, volatility in snapshot.entries.values_list(
+                "subject", "name", "rating", "ci_upper", "volatility")}
 
 
 def _model_counts() -> dict[str, dict]:
@@ -85,13 +90,21 @@ def debate_standings() -> list[Standing]:
         count = counts.get(subject, {"debates": 0, "judged": 0, "won": 0})
         rows.append(Standing(
             subject=subject, name=name, crowd_rating=c[1] if c else None,
-            crowd_rd=c[2] if c else None, ai_rating=a[1] if a else None,
-            ai_rd=a[2] if a else None, controversy=index, debates=count["debates"],
+            crowd_rd=c[2] if c else None, crowd_volatility=c[3] if c else None,
+            ai_rating=a[1] if a else None, ai_rd=a[2] if a else None,
+            ai_volatility=a[3] if a else None, controversy=index, debates=count["debates"],
             win_rate=count["won"] / count["judged"] if count["judged"] else None,
             factuality=factuality.get(subject)))
     rows.sort(key=lambda s: (-(s.ai_rating if s.ai_rating is not None else DEFAULT_RATING),
                              s.ai_rd if s.ai_rd is not None else DEFAULT_RD, s.name))
     return rows
+
+
+def board_metrics() -> dict[str, dict[str, float | None]]:
+    """The debate boards' own figures per model (``Board.metrics``): the controversy index
+    and the average factuality, as seed 004's leaderboard entry names them."""
+    return {s.subject: {"controversy_index": s.controversy, "avg_factuality": s.factuality}
+            for s in debate_standings()}
 
 
 def controversial_debates(limit: int = 10) -> list[Debate]:
@@ -105,4 +118,6 @@ def debate_section() -> tuple[str, dict]:
     """The leaderboard's debates section: its template and context."""
     return TEMPLATE, {"standings": debate_standings(),
                       "controversial": controversial_debates(),
-                      "flag": CONTROVERSY_FLAG}
+                      "flag": CONTROVERSY_FLAG,
+                      "usage": {by: debate_usage(by=by) for by in USAGE_BY},
+                      "usage_min": USAGE_MIN_DEBATES}

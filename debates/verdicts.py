@@ -54,6 +54,7 @@ def debate_record_verdicts(*, debate_id, results) -> None:
             logical_coherence=r.scores.get("logical_coherence"),
             rebuttal_strength=r.scores.get("rebuttal_strength"),
             factuality=r.scores.get("factuality"), justification=r.justification,
+            justification_reasks=r.reasks, justification_short=r.justification_short,
             flagged_fallacies=r.fallacies, attempts=r.attempts, error=r.error[:300],
             latency_ms=r.latency_ms)
         for role, judge, r in results])

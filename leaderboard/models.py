@@ -119,6 +119,8 @@ class SnapshotEntry(models.Model):
     ties = models.PositiveIntegerField(default=0)
     both_bad = models.PositiveIntegerField(default=0)
     win_rate = models.FloatField(default=0.0, help_text="Wins / votes (ties count as not won).")
+    volatility = models.FloatField(null=True, blank=True,
+                                   help_text="Glicko-2's σ (Glicko-2 boards; null elsewhere).")
     # The same with style control (boards with styled votes; null elsewhere).
     style_rating = models.FloatField(null=True, blank=True)
     style_ci_lower = models.FloatField(null=True, blank=True)

@@ -34,11 +34,19 @@ def speech_of(model: str, position: str, round_: str, *, claim: str = TRUE_CLAIM
             f"<speech>Speaker-{position}-{round_} argues. {claim}. That settles it.</speech>")
 
 
-def judge_reply(winner: str) -> str:
+def justification(winner: str, words: int = 120) -> str:
+    """A justification of ``words`` words (seed 004 asks for 100 or more)."""
+    opening = f"The {winner} side engaged directly with every point made."
+    filler = ["Its", "rebuttals", "answered", "the", "strongest", "claims", "and", "its",
+              "facts", "held", "up", "under", "checking"]
+    return " ".join([*opening.split(), *(filler * words)][:words])
+
+
+def judge_reply(winner: str, words: int = 120) -> str:
     return json.dumps({
         "winner": winner,
         "scores": {"logical_coherence": 7, "rebuttal_strength": 6, "factuality": 8},
-        "justification": f"The {winner} side engaged directly with every point made.",
+        "justification": justification(winner, words),
         "flagged_fallacies": [{"speaker": "con", "fallacy": "strawman", "quote": "X"}],
     })
 
@@ -48,6 +56,9 @@ class DebateScript:
     # winner by reading order ("pro_first"/"con_first") per judge api model; default pro.
     judge_winners: dict[str, dict[str, str]] = field(default_factory=dict)
     judge_failures: dict[str, int] = field(default_factory=dict)  # api model -> bad replies
+    # The length in words of each judge reply's justification, in the order asked (a re-ask
+    # for a longer one included); 120 once these run out.
+    justification_words: list[int] = field(default_factory=list)
     claims_of: dict[str, str] = field(default_factory=dict)  # "pro-1" -> the claim made
     verdicts: dict[str, str] = field(default_factory=dict)  # claim -> verdict
     turn_replies: dict[str, str] = field(default_factory=dict)  # "pro-1" -> whole reply
@@ -95,7 +106,8 @@ class DebateScript:
             if failures:
                 self.judge_failures[model] = failures - 1
                 return "I refuse to give JSON."
-            return judge_reply(self.judge_winners.get(model, {}).get(order, "pro"))
+            words = self.justification_words.pop(0) if self.justification_words else 120
+            return judge_reply(self.judge_winners.get(model, {}).get(order, "pro"), words)
         return "unexpected request"
 
     @staticmethod
@@ -149,4 +161,32 @@ def debate_row(**fields) -> Debate:
                                    **fields)
     DebateTurn.objects.create(debate=debate, round=1, position="pro", speaker=models[0],
                               speech="An opening.")
+    return debate
+
+
+def completed_debate(template: Debate, model_a=None, model_b=None, *, ai: str = "pro",
+                     crowd: str = "pro", days_ago: int = 0,
+                     factuality: tuple[float, float] | None = None, **fields) -> Debate:
+    """A completed debate like ``template`` (its topic and personas), written directly, with
+    the judge's and the crowd's results; with ``factuality``, a fact-checked speech a side."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from debates.models import DebateStatus, DebateTurn
+
+    model_a, model_b = model_a or template.model_a, model_b or template.model_b
+    debate = Debate.objects.create(**{
+        "topic": template.topic, "model_a": model_a, "model_b": model_b,
+        "persona_a": template.persona_a, "persona_b": template.persona_b,
+        "model_a_position": "pro", "status": DebateStatus.COMPLETED, "ai_winner": ai,
+        "human_winner": crowd, "created_at": timezone.now() - timedelta(days=days_ago),
+        **fields})
+    debate.ai_outcome, debate.crowd_outcome = debate.outcome_of(ai), debate.outcome_of(crowd)
+    debate.save()
+    if factuality:
+        for position, model, value in (("pro", model_a, factuality[0]),
+                                       ("con", model_b, factuality[1])):
+            DebateTurn.objects.create(debate=debate, round=1, position=position, speaker=model,
+                                      speech="A speech.", factuality=value)
     return debate

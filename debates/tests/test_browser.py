@@ -68,6 +68,9 @@ def test_start_watch_vote_with_a_wager_and_read_the_verdict(page, setup):
     expect(page.get_by_test_id("motion")).to_have_text(topic.motion)
     # The speech streams in as it is written, then the saved turn takes its place.
     expect(page.get_by_test_id("writing").first).to_contain_text("Speaker-pro-1")
+    # Seed 004's currentRound / currentSpeaker, live: the side speaking now.
+    progress = page.get_by_test_id("progress")
+    expect(progress).to_have_attribute("data-current-round", "1")
     expect(page.get_by_test_id("turn-1-pro")).to_contain_text("Speaker-pro-1 argues.")
     expect(page.get_by_test_id("model-pro")).to_have_text("Model hidden until you vote")
     # Vote and wager before judging starts.
@@ -83,11 +86,16 @@ def test_start_watch_vote_with_a_wager_and_read_the_verdict(page, setup):
     expect(page.get_by_test_id("payout")).to_have_text("250")
     expect(page.get_by_test_id("points")).to_have_text("Your debate points: 1000")
     expect(page.get_by_test_id("status")).to_have_text("Completed")
+    expect(progress).to_have_attribute("data-current-speaker", "")
+    expect(progress).to_have_attribute("data-current-round", "1")
+    expect(progress).to_be_hidden()  # the status says it ended
     page.screenshot(path=str(SCREENSHOT), full_page=True)
     debate = Debate.objects.get()
     assert debate.judge_model_id == "gamma-1b"
     # Blind means blind: no frame of the stream named a model.
     assert any('"delta"' in f for f in frames)
+    assert any('"currentSpeaker": "con"' in f for f in frames)  # the stream says who speaks
+    assert any('"event": "progress"' in f and '"currentRound"' in f for f in frames)
     for name in ("alpha", "beta", "gamma", "Alpha", "Beta", "Gamma"):
         assert not any(name in f for f in frames), name
 

@@ -36,7 +36,9 @@ MAX_BOOTSTRAP_ROUNDS = 1000
 class LeaderboardParams(Schema):
     board: str | None = None
     # The server's own checks (422 naming the choices) are documented as enums.
-    sort: str | None = Field(None, json_schema_extra={"enum": list(selectors.SORTS)})
+    # controversy and factuality: the debate boards' own figures (422 on other boards).
+    sort: str | None = Field(None, json_schema_extra={
+        "enum": [*selectors.SORTS, *selectors.METRIC_SORTS]})
     order: str | None = Field(None, json_schema_extra={"enum": list(selectors.ORDERS)})
     organization: str | None = None
     license: str | None = None
@@ -83,6 +85,18 @@ class EntryOut(Schema):
     license: str
     provisional: bool
     deprecated: bool
+    rating_deviation: float | None = Field(
+        None, description="Glicko-2's RD (the interval is rating ± 1.96 RD); null on boards "
+                          "rated otherwise.")
+    volatility: float | None = Field(
+        None, description="Glicko-2's volatility σ; null on boards rated otherwise.")
+    controversy_index: float | None = Field(
+        None, description="Debate boards: (crowd rating − AI rating) / √(RD_crowd² + "
+                          "RD_AI²); null elsewhere, or until both debate boards rate the "
+                          "model.")
+    avg_factuality: float | None = Field(
+        None, description="Debate boards: the average factuality (0-1) of the model's "
+                          "fact-checked speeches; null elsewhere or without any.")
 
 
 class RunOut(Schema):
@@ -196,6 +210,10 @@ def _entry(row: selectors.Row) -> dict:
         "license": e.license,
         "provisional": e.provisional,
         "deprecated": e.deprecated,
+        "rating_deviation": row.rd,
+        "volatility": e.volatility,
+        "controversy_index": row.metrics.get("controversy_index"),
+        "avg_factuality": row.metrics.get("avg_factuality"),
     }
 
 

@@ -25,6 +25,7 @@ class StandingOut(Schema):
     rating: float | None
     ci_lower: float | None
     ci_upper: float | None
+    volatility: float | None = None  # Glicko-2's σ (Glicko-2 boards; null elsewhere)
     rank_ub: int | None
     elo: float | None
     votes: int
@@ -115,6 +116,7 @@ def _standing(board: str, title: str, e, elo: float | None, *, category: str | N
         "provisional": e.provisional if e else None,
         "rating": e.rating if e else None,
         "ci_lower": e.ci_lower if e else None, "ci_upper": e.ci_upper if e else None,
+        "volatility": e.volatility if e else None,
         "rank_ub": e.rank_ub if e and not e.provisional else None,
         "elo": elo, "votes": e.votes if e else 0,
     }

@@ -23,6 +23,7 @@ from leaderboard.boards import (
 )
 from leaderboard.models import BoardSnapshot, SnapshotEntry
 from leaderboard.pages.selectors import online_elo_map, snapshot_latest
+from leaderboard.runs.compute import Z95
 
 RECENT_LIMIT = 10
 
@@ -64,6 +65,14 @@ class Standing:
     elo: float | None
     opponents: list[Opponent] = field(default_factory=list)
     categories: list[CategoryStanding] = field(default_factory=list)
+
+    @property
+    def rd(self) -> float | None:
+        """Glicko-2's rating deviation (its interval is ± 1.96 RD); None elsewhere."""
+        e = self.entry
+        if e is None or e.volatility is None:
+            return None
+        return (e.ci_upper - e.rating) / Z95
 
     @property
     def votes_since(self) -> int:

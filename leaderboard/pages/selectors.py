@@ -8,19 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
 from django.conf import settings
 
 from arena.prompt_categories import category_title
 from leaderboard.boards import Board, boards, get_board
 from leaderboard.models import BoardSnapshot, OnlineElo, RatingRun, RunStatus, SnapshotEntry
-from leaderboard.pages import plots
-from leaderboard.runs.compute import expected_win_rate, style_coefficient
+from leaderboard.runs.compute import Z95, style_coefficient
 
 ENTRY_FIELDS = (
     "subject", "name", "organization", "license", "deprecated", "provisional", "rating",
     "ci_lower", "ci_upper", "rank_ub", "rank_ub_active", "votes", "wins", "losses", "ties",
-    "both_bad", "win_rate", "style_rating", "style_ci_lower", "style_ci_upper",
+    "both_bad", "win_rate", "volatility", "style_rating", "style_ci_lower", "style_ci_upper",
     "style_rank_ub", "style_rank_ub_active",
 )
 
@@ -33,9 +31,17 @@ SORTS = {
     "name": ("name", "asc"),
     "elo": ("elo", "desc"),
 }
+# Sorts by a figure a board adds to its entries (``Board.metrics``; seed 004's leaderboard
+# entry names them): public name -> (figure, default order).
+METRIC_SORTS = {
+    "controversy": ("controversy_index", "desc"),
+    "factuality": ("avg_factuality", "desc"),
+}
 ORDERS = ("asc", "desc")
 
-BAD_SORT = "Unknown sort {value!r}: use one of " + ", ".join(SORTS) + "."
+BAD_SORT = "Unknown sort {value!r}: use one of " + ", ".join([*SORTS, *METRIC_SORTS]) + "."
+NO_METRIC = ("The {board} board has no {value} figure to sort by: sort={value} is for the "
+             "boards that have one ({names}).")
 BAD_ORDER = "Unknown order {value!r}: use asc or desc."
 NO_CATEGORY_BOARD = ("No {board} board for the category {value!r}: a category gets a board "
                      "of its own at {least} counted votes. Categories rated now: {names}.")
@@ -82,6 +88,21 @@ class Row:
     e: SnapshotEntry  # or a named tuple with its fields (ENTRY_FIELDS)
     rank: int  # Rank (UB) in the view asked for (0 for provisional)
     elo: float | None
+    metrics: dict[str, float | None] = field(default_factory=dict)  # the board's own figures
+
+    @property
+    def rd(self) -> float | None:
+        """Glicko-2's rating deviation (its interval is ± 1.96 RD); None on other boards."""
+        if self.e.volatility is None:
+            return None
+        return (self.e.ci_upper - self.e.rating) / Z95
+
+    @property
+    def glicko_display(self) -> str:
+        """RD and volatility σ, beside the rating (Glicko-2 boards)."""
+        if self.rd is None:
+            return "\u2013"
+        return f"{self.rd:.0f} / {self.e.volatility:.5f}"
 
     @property
     def plus(self) -> float:
@@ -152,6 +173,18 @@ class BoardPage:
         return self.board.subjects is None
 
     @property
+    def glicko(self) -> bool:
+        """Rated with Glicko-2: RD and volatility are shown beside the rating."""
+        return bool(self.snapshot and self.snapshot.method == "glicko2")
+
+    @property
+    def metric_columns(self) -> list[tuple[str, str]]:
+        """``(sort, figure)`` of each figure of the board's own (``Board.metrics``)."""
+        if self.board.metrics is None:
+            return []
+        return [(sort, figure) for sort, (figure, _order) in METRIC_SORTS.items()]
+
+    @property
     def method_label(self) -> str:
         if not self.snapshot:
             return ""
@@ -187,11 +220,15 @@ def leaderboard_query_clean(
     """Validate a request's parameters (raises QueryError / UnknownBoard)."""
     names = [b.name for b in boards()]
     name = board or (names[0] if names else "")
-    get_board(name)
+    chosen = get_board(name)
     sort = sort or "rating"
-    if sort not in SORTS:
+    if sort not in SORTS and sort not in METRIC_SORTS:
         raise QueryError(BAD_SORT.format(value=sort))
-    order = order or SORTS[sort][1]
+    if sort in METRIC_SORTS and chosen.metrics is None:
+        having = [b.name for b in boards() if b.metrics is not None]
+        raise QueryError(NO_METRIC.format(board=name, value=sort,
+                                          names=", ".join(having) or "none"))
+    order = order or {**SORTS, **METRIC_SORTS}[sort][1]
     if order not in ORDERS:
         raise QueryError(BAD_ORDER.format(value=order))
     category = (category or "").strip()
@@ -285,7 +322,7 @@ def leaderboard_view(*, query: Query) -> BoardPage:
     shown = [e for e in entries if query.include_deprecated or not e.deprecated]
     page.organizations = sorted({e.organization for e in shown if e.organization})
     page.licenses = sorted({e.license for e in shown if e.license})
-    rows = _table_rows(shown, query)
+    rows = _table_rows(shown, query, page.board.metrics() if page.board.metrics else {})
     page.rows = [r for r in rows if not r.e.provisional]
     if query.include_provisional:
         page.provisional = sorted((r for r in rows if r.e.provisional),
@@ -293,9 +330,9 @@ def leaderboard_view(*, query: Query) -> BoardPage:
     return page
 
 
-def _table_rows(shown: list, query: Query) -> list[Row]:
-    """The entries the filters and the search keep, with their rank and online Elo, in the
-    order asked for."""
+def _table_rows(shown: list, query: Query, metrics: dict) -> list[Row]:
+    """The entries the filters and the search keep, with their rank, online Elo and the
+    board's own figures, in the order asked for (a figure a subject lacks sorts last)."""
     elo = {} if query.category else online_elo_map(board=query.board)
     needle = query.search.casefold()
 
@@ -307,9 +344,16 @@ def _table_rows(shown: list, query: Query) -> list[Row]:
         return not needle or needle in e.name.casefold() or needle in e.subject.casefold()
 
     rank_field = "rank_ub" if query.include_deprecated else "rank_ub_active"
-    rows = [Row(e, getattr(e, rank_field), elo.get(e.subject)) for e in shown if keep(e)]
-    key_field = SORTS[query.sort][0]
+    rows = [Row(e, getattr(e, rank_field), elo.get(e.subject), dict(metrics.get(e.subject, {})))
+            for e in shown if keep(e)]
     reverse = query.order == "desc"
+    if query.sort in METRIC_SORTS:
+        figure = METRIC_SORTS[query.sort][0]
+        known = [r for r in rows if r.metrics.get(figure) is not None]
+        known.sort(key=lambda r: (r.metrics[figure], r.e.rating if reverse else -r.e.rating),
+                   reverse=reverse)
+        return known + [r for r in rows if r.metrics.get(figure) is None]
+    key_field = SORTS[query.sort][0]
 
     def key(row: Row):
         value = row.elo if key_field == "elo" else getattr(row.e, key_field)
@@ -327,62 +371,3 @@ def _style_controlled(e):
     return e._replace(rating=e.style_rating, ci_lower=e.style_ci_lower,
                       ci_upper=e.style_ci_upper, rank_ub=e.style_rank_ub,
                       rank_ub_active=e.style_rank_ub_active)
-
-
-def board_plots(*, page: BoardPage) -> dict[str, str]:
-    """The four SVG plots of a page, drawn from its snapshot (cheap: no fitting).
-
-    The interval chart and the average win rate follow the page's filters; the pairwise
-    plots show the top models of the board (deprecated ones only when shown). Drawing is
-    memoised on the plotted data itself, so the default view of a snapshot is drawn once
-    per process and any change in the data draws afresh.
-    """
-    snapshot = page.snapshot
-    if snapshot is None:
-        return {}
-    by_rating = sorted(page.rows, key=lambda r: -r.e.rating)
-    points = tuple(
-        plots.Interval(r.e.name, r.e.rating, r.e.ci_lower, r.e.ci_upper) for r in by_rating
-    )
-    out = dict(zip(("ci", "winrate"), _model_plots(points, page.method_label), strict=True))
-
-    every = page.entries
-    data = snapshot.plot_data or {}
-    subjects = data.get("subjects", [])
-    keep = [
-        i for i, s in enumerate(subjects)
-        if s in every and (page.query.include_deprecated or not every[s].deprecated)
-    ][: settings.ARENA_LEADERBOARD_PLOT_MODELS]
-    remap = {old: new for new, old in enumerate(keep)}
-    pairs = tuple(
-        (remap[i], remap[j], wi, wj, t, bb)
-        for i, j, wi, wj, t, bb in data.get("pairs", [])
-        if i in remap and j in remap
-    )
-    names = tuple(every[subjects[i]].name for i in keep)
-    out["winfraction"], out["battles"] = _pair_plots(names, pairs)
-    return out
-
-
-@lru_cache(maxsize=64)
-def _model_plots(points: tuple[plots.Interval, ...], method_label: str) -> tuple[str, str]:
-    ci = plots.confidence_interval_chart(points, title=f"{method_label} ratings with 95% intervals")
-    ratings = np.array([p.rating for p in points])
-    expected = expected_win_rate(ratings, np.ones(ratings.size, dtype=bool))
-    order = np.argsort(-expected, kind="stable")
-    winrate = plots.bar_chart(
-        [points[i].name for i in order],
-        [float(expected[i]) for i in order],
-        title="Average win rate against all others (predicted, no ties)",
-    )
-    return ci, winrate
-
-
-@lru_cache(maxsize=64)
-def _pair_plots(names: tuple[str, ...], pairs: tuple) -> tuple[str, str]:
-    frac, count = plots.pair_matrices(len(names), pairs)
-    return (
-        plots.heatmap(names, frac, title="Fraction of wins in non-tied battles",
-                      kind="winfraction"),
-        plots.heatmap(names, count, title="Battle count per pair", kind="battles", fmt="count"),
-    )

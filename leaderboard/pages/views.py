@@ -15,14 +15,16 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from leaderboard.boards import UnknownBoard, board_section, boards
-from leaderboard.pages import selectors
+from leaderboard.pages import board_plots, selectors
 from leaderboard.pages.model_pages import model_page as model_page_data
 
 TEMPLATE = "leaderboard/leaderboard.html"
 
 # sort key -> column label, for the sortable headers
 SORTABLE = {"rating": "Score", "elo": "Elo", "votes": "Votes", "win_rate": "Win rate",
-            "name": "Model"}
+            "name": "Model", "controversy": "Controversy", "factuality": "Factuality"}
+DEFAULT_ORDERS = {key: order for key, (_field, order) in
+                  {**selectors.SORTS, **selectors.METRIC_SORTS}.items()}
 
 
 def _url(query: selectors.Query, **changes) -> str:
@@ -47,7 +49,7 @@ def _sort_links(query: selectors.Query) -> dict[str, dict]:
     links = {}
     for key, label in SORTABLE.items():
         active = query.sort == key or (key == "rating" and query.sort == "score")
-        default = selectors.SORTS[key][1]
+        default = DEFAULT_ORDERS[key]
         order = ("asc" if query.order == "desc" else "desc") if active else default
         links[key] = {
             "url": _url(query, sort=key, order=order),
@@ -103,13 +105,15 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
         template = f"{TEMPLATE}#error" if request.htmx else TEMPLATE
         return render(request, template, {"error": message, "tabs": _tabs(None)}, status=status)
     page = selectors.leaderboard_view(query=query)
+    links = _sort_links(query)
     context = {
         "page": page,
         "q": query,
         "tabs": _tabs(query.board),
-        "sort_links": _sort_links(query),
+        "sort_links": links,
+        "metric_links": [{"key": sort, "link": links[sort]} for sort, _ in page.metric_columns],
         "category_links": _category_links(query, page),
-        "plots": selectors.board_plots(page=page),
+        "plots": board_plots.board_plots(page=page),
         "reset_url": _url(selectors.Query(board=query.board)),
         "section": board_section(page.board),
     }

@@ -90,6 +90,7 @@ class Fit:
     method: str
     ci_method: str
     rounds: int = 0
+    volatility: np.ndarray | None = None  # Glicko-2's σ per subject; None for other methods
 
 
 @dataclass
@@ -271,7 +272,7 @@ def fit_glicko2(
         opponent = np.repeat(b, reps)
         score = np.repeat(BT_LABELS[code], reps)
         rating, rd, vol = rate_period_arrays(rating, rd, vol, player, opponent, score)
-    return Fit(rating, rating - Z95 * rd, rating + Z95 * rd, "glicko2", "rd", 0)
+    return Fit(rating, rating - Z95 * rd, rating + Z95 * rd, "glicko2", "rd", 0, vol)
 
 
 def period_groups(

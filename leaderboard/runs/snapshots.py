@@ -60,6 +60,8 @@ def snapshot_write(*, board_name: str, category: str, run: RatingRun | None,
                     ties=int(tally.ties[i]),
                     both_bad=int(tally.both_bad[i]),
                     win_rate=float(win_rate[i]),
+                    volatility=(None if fit.volatility is None
+                                else float(fit.volatility[i])),
                     **{name: values[i] for name, values in numbers.style.items()},
                 )
                 for i, key in enumerate(grouped.subjects)

@@ -18,9 +18,16 @@ register = template.Library()
 _BADGE = ' <span class="badge">deprecated</span>'
 
 
+def _figure(value: float | None) -> str:
+    return "\u2013" if value is None else f"{value:.2f}"
+
+
 @register.simple_tag
-def leaderboard_rows(rows, *, provisional: bool = False, link: bool = False) -> SafeString:
-    """The rows; with ``link``, each model's name links to its page (``/models/<id>/``)."""
+def leaderboard_rows(rows, *, provisional: bool = False, link: bool = False,
+                     glicko: bool = False, metrics=()) -> SafeString:
+    """The rows; with ``link``, each model's name links to its page (``/models/<id>/``);
+    with ``glicko``, RD and volatility beside the rating; ``metrics``: the board's own
+    figures, as ``(sort, figure)`` pairs."""
     out = []
     for row in rows:
         e = row.e
@@ -35,7 +42,10 @@ def leaderboard_rows(rows, *, provisional: bool = False, link: bool = False) -> 
             f'<td class="lb-model">{name}{badge}</td>'
             f'<td class="num lb-score">{row.rating_display}</td>'
             f'<td class="num lb-ci">{row.ci_display}</td>'
-            f'<td class="num wide-only">{row.elo_display}</td>'
+            + (f'<td class="num nowrap lb-glicko">{row.glicko_display}</td>' if glicko else "")
+            + "".join(f'<td class="num lb-{sort}">{_figure(row.metrics.get(figure))}</td>'
+                      for sort, figure in metrics)
+            + f'<td class="num wide-only">{row.elo_display}</td>'
             f'<td class="num">{e.votes}</td>'
             f'<td class="num wide-only">{row.win_rate_display}</td>'
             f'<td class="num wide-only">{e.both_bad}</td>'

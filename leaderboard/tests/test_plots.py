@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from leaderboard.models import RunTrigger
-from leaderboard.pages import plots, selectors
+from leaderboard.pages import board_plots, plots, selectors
 from leaderboard.runs import services
 
 from .factories import make_votes
@@ -89,7 +89,7 @@ def test_the_board_plots_show_every_rated_model(settings):
     )
     services.ratings_run(trigger=RunTrigger.COMMAND)
     page = selectors.leaderboard_view(query=selectors.leaderboard_query_clean(board="text"))
-    svgs = selectors.board_plots(page=page)
+    svgs = board_plots.board_plots(page=page)
     assert len(page.rows) == 4  # a5 is provisional
     assert len(marks(ET.fromstring(svgs["ci"]))) == 4
     assert len(marks(ET.fromstring(svgs["winrate"]))) == 4

@@ -39,8 +39,27 @@
     if (box) box.textContent = readable(texts[step] || "");
   }
 
+  // Where the debate stands (currentRound, currentSpeaker), from a "progress" or "changed"
+  // message: shown at once, before the body is re-read.
+  function showProgress(message) {
+    const line = document.querySelector('[data-testid="progress"]');
+    if (!line || line.hidden || message.currentRound === undefined) return;
+    line.dataset.currentRound = message.currentRound;
+    line.dataset.currentSpeaker = message.currentSpeaker || "";
+    const text = message.currentRound
+      ? "Round " + message.currentRound + " of " + line.dataset.rounds
+      : "Round 1 of " + line.dataset.rounds + " about to start";
+    line.textContent = text;
+    if (message.currentSpeaker) {
+      const who = document.createElement("strong");
+      who.textContent = message.currentSpeaker.toUpperCase();
+      line.append(" \u00b7 ", who, " speaking");
+    }
+  }
+
   function onMessage(message) {
     const step = message.step;
+    if (message.event === "progress") { showProgress(message); return; }
     if (message.event === "delta" || message.event === "snapshot") {
       if (seqs[step] !== undefined && message.seq <= seqs[step]) return;
       texts[step] = message.event === "snapshot" ? message.text : (texts[step] || "") + message.text;
@@ -52,6 +71,7 @@
       seqs[step] = message.seq;
       show(step);
     } else {
+      showProgress(message);
       refresh();  // "changed", "done", "failed"
     }
   }

@@ -11,7 +11,6 @@ on the Celery workers (one is started for the command if none answers).
 from __future__ import annotations
 
 import json
-import time
 from contextlib import nullcontext
 
 from django.core.management.base import BaseCommand, CommandError
@@ -19,10 +18,7 @@ from rich.console import Console
 
 from arena.errors import RuleError
 from arena.webserver import command_worker
-from debates.calibration import calibration_report, calibration_start
-from debates.models import ENDED, Debate
-
-POLL_SECONDS = 1.0
+from debates.calibration import calibration_report, calibration_start, calibration_wait
 
 
 def _pct(value: float | None) -> str:
@@ -56,7 +52,10 @@ class Command(BaseCommand):
                 raise CommandError(exc.message) from None
             ids = [d.pk for d in started]
             console.print(f"Started {len(ids)} calibration debates (unlisted, on no board).")
-            self._wait(console, ids, timeout)
+            running = calibration_wait(debate_ids=ids, timeout=timeout)
+            if running:
+                console.print(f"[yellow]{running} debates still running after {timeout:g} s; "
+                              "reporting on the finished ones.[/yellow]")
         report = calibration_report(ids)
         if as_json:
             self.stdout.write(json.dumps({**report.__dict__, "agreement": report.agreement,
@@ -74,16 +73,3 @@ class Command(BaseCommand):
         console.print(f"Planted false claims: {report.planted}; stated in a speech: "
                       f"{report.planted_spoken}; caught (false or misleading): {report.caught}"
                       f" = {_pct(report.catch_rate)}")
-
-    def _wait(self, console: Console, ids: list, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            open_ = Debate.objects.filter(pk__in=ids).exclude(
-                status__in=ENDED).count()
-            if not open_:
-                return
-            if time.monotonic() > deadline:
-                console.print(f"[yellow]{open_} debates still running after {timeout:g} s; "
-                              "reporting on the finished ones.[/yellow]")
-                return
-            time.sleep(POLL_SECONDS)
