@@ -10,25 +10,29 @@ from django.conf import settings
 
 from releases.sources import Source
 
-REMOVED_WHY = """\
-- **Votes that do not count are left out.** A vote that the arena does not count for its
-  leaderboard is not published either, so that every board can be reproduced from the file:
-  votes past a visitor's daily cap, votes flagged by the integrity sweep (a voter who always
-  picks one side or one model far beyond chance), votes on a contest whose conversation named
-  a model, votes whose answers failed, a debate creator's own vote on a debate whose models
-  they chose, and a panel judge's ranking of its own answer when self-votes are switched off.
-  Each vote appears once (one vote per contest and session is a database rule), as LMArena
-  publishes deduplicated, filtered votes. Their numbers, by board and reason, are below.
-- **Contests nobody voted on are not here**, nor anything of a contest still blind: a release
-  holds only voted contests.
-- **Text only by consent.** Prompts and answers are published only where the voter ticked
-  "my prompts and answers may be published" (unticked by default) when voting; elsewhere the
-  conversation columns are empty. A debate's speeches are published only for a listed debate.
-- **Redacted:** in published text, e-mail addresses, phone numbers and keys (API keys,
-  tokens, passwords, private keys) are replaced by `[email removed]`, `[phone removed]` and
-  `[key removed]` (libphonenumber, detect-secrets and Django's e-mail validator).
-- **Not published:** who voted (sessions, accounts, addresses), wagers, answer timings,
-  tokens spent and costs."""
+# One line per item: the page renders the datasheet with line breaks kept.
+REMOVED_WHY = "\n".join((
+    "- **Votes that do not count are left out.** A vote that the arena does not count for its "
+    "leaderboard is not published either, so that every board can be reproduced from the "
+    "file: votes past a visitor's daily cap, votes flagged by the integrity sweep (a voter who "
+    "always picks one side or one model far beyond chance), votes on a contest whose "
+    "conversation named a model, votes whose answers failed, a debate creator's own vote on a "
+    "debate whose models they chose, and a panel judge's ranking of its own answer when "
+    "self-votes are switched off. Each vote appears once (one vote per contest and session is "
+    "a database rule), as LMArena publishes deduplicated, filtered votes. Their numbers, by "
+    "board and reason, are below.",
+    "- **Contests nobody voted on are not here**, nor anything of a contest still blind: a "
+    "release holds only voted contests, and a debate's crowd votes only once it has ended.",
+    "- **Text only by consent.** Prompts and answers are published only where the voter ticked "
+    "\"my prompts and answers may be published\" (unticked by default) when voting; elsewhere "
+    "the conversation columns are empty. A debate's speeches are published only for a listed "
+    "debate; a panel's question never (nobody voted).",
+    "- **Redacted:** in published text, e-mail addresses, phone numbers and keys (API keys, "
+    "tokens, passwords, private keys) are replaced by `[email removed]`, `[phone removed]` and "
+    "`[key removed]` (libphonenumber, detect-secrets and Django's e-mail validator).",
+    "- **Not published:** who voted (sessions, accounts, addresses), wagers, answer timings, "
+    "tokens spent and costs.",
+))
 
 COLUMNS = """\
 | column | meaning |
@@ -74,8 +78,7 @@ def datasheet_text(*, day: date, start: datetime | None, end: datetime, counts: 
         "",
         "| board | reason | votes |",
         "|---|---|---|",
-        *(f"| {board} | {reason} | {n:,} |" for board, reasons in counts["removed"].items()
-          for reason, n in reasons.items() if n),
+        *(_removed_rows(counts["removed"]) or ["| – | nothing was left out | 0 |"]),
         "",
         "Redacted in published text: " + ", ".join(
             f"{n:,} {kind}" for kind, n in counts["redacted"].items()) + ".",
@@ -93,6 +96,11 @@ def datasheet_text(*, day: date, start: datetime | None, end: datetime, counts: 
         "",
     ]
     return "\n".join(lines)
+
+
+def _removed_rows(removed: dict) -> list[str]:
+    return [f"| {board} | {reason} | {n:,} |" for board, reasons in removed.items()
+            for reason, n in reasons.items() if n]
 
 
 def _when(moment: datetime | None) -> str:

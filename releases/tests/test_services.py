@@ -145,3 +145,24 @@ def test_a_past_date_holds_the_votes_before_its_end_and_a_future_date_is_refused
         release_build(day=tomorrow)
     assert caught.value.message == FUTURE_DATE.format(today=timezone.now().date())
     assert not release_dir(tomorrow).exists()
+
+
+def test_a_finished_panels_ai_judgements_are_a_board_of_their_own_without_text():
+    from battles.tests.factories import AIModelFactory
+    from panels.models import Panel, PanelJudgement, PanelOutcome, PanelStatus
+
+    alpha, beta = AIModelFactory(slug="p-alpha"), AIModelFactory(slug="p-beta")
+    done = Panel.objects.create(status=PanelStatus.DONE, question="Private question?")
+    running = Panel.objects.create(status=PanelStatus.JUDGING, question="Another one?")
+    for panel in (done, running):
+        judgement = PanelJudgement.objects.create(panel=panel, judge=alpha)
+        PanelOutcome.objects.create(judgement=judgement, panel=panel, judge=alpha,
+                                    model_a=alpha, model_b=beta, winner="model_b",
+                                    is_self_vote=True)
+    release, _ = release_build()
+    [row] = _rows(release)
+    assert (row["board"], row["mode"], row["voter"], row["judge"]) == ("panel", "panel", "ai",
+                                                                       "p-alpha")
+    assert (row["contest_id"], row["winner"]) == (str(done.pk), "model_b")
+    assert row["conversation_a"] == "" and "Private question" not in release.datasheet
+    assert release.counts["removed"]["panel"]["the panel was still running"] == 1
