@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import shutil
+import uuid
 from collections import Counter
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -55,8 +56,8 @@ def release_build(*, day: date | None = None) -> tuple[Release, bool]:
     end_of_day = datetime.combine(day + timedelta(days=1), time.min, tzinfo=UTC)
     until = min(now, end_of_day)
     folder = release_dir(day)
-    staging = folder.with_name(f".{folder.name}.partial")
-    shutil.rmtree(staging, ignore_errors=True)
+    # Written aside (a folder of this build's own), then moved into place with the record.
+    staging = folder.with_name(f".{folder.name}.{uuid.uuid4().hex}.partial")
     staging.mkdir(parents=True)
     try:
         table, counts, first = _gather(until)

@@ -55,6 +55,8 @@ def test_the_openapi_documents_the_releases(client):
     assert "ReleaseOut" in schema["components"]["schemas"]
     vote_fields = [schema["components"]["schemas"][name]["properties"]
                    for name in ("VoteIn", "DebateVoteIn")]
+    voice = client.get("/voice-api/openapi.json").json()["components"]["schemas"]
+    vote_fields.append(voice["VoiceVoteIn"]["properties"])
     assert all(fields["publish_text"]["default"] is False for fields in vote_fields)
 
 
