@@ -11,6 +11,7 @@ class ReleasesConfig(modes.ModeConfig):
         key="data", label="Open data", path="data/", order=95,
         summary="Every voted contest, published: Parquet and CSV with a datasheet.",
         urls="releases.urls", api_router="releases.api.router",
+        beat="releases.tasks.BEAT",  # daily, after midnight UTC: a crontab
     )
 
     def ready(self) -> None:

@@ -166,3 +166,15 @@ def test_a_finished_panels_ai_judgements_are_a_board_of_their_own_without_text()
     assert (row["contest_id"], row["winner"]) == (str(done.pk), "model_b")
     assert row["conversation_a"] == "" and "Private question" not in release.datasheet
     assert release.counts["removed"]["panel"]["the panel was still running"] == 1
+
+
+def test_the_daily_task_releases_the_day_that_ended_and_is_scheduled():
+    from arena.celery import app
+    from releases.tasks import release_previous_day
+
+    release_previous_day()
+    yesterday = timezone.now().date() - timedelta(days=1)
+    assert list(Release.objects.values_list("date", flat=True)) == [yesterday]
+    app.loader.import_default_modules()
+    app.finalize()
+    assert app.conf.beat_schedule["releases-daily"]["task"] == "releases.tasks.release_previous_day"
