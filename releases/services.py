@@ -140,9 +140,10 @@ def _write_csv(table: pa.Table, path: Path) -> None:
     with path.open("w", encoding="utf-8", newline="") as stream:
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(table.column_names)
-        for row in table.to_pylist():
-            writer.writerow(["" if v is None else str(v).lower() if isinstance(v, bool) else v
-                             for v in row.values()])
+        for batch in table.to_batches(max_chunksize=10_000):
+            for row in batch.to_pylist():
+                writer.writerow(["" if v is None else str(v).lower() if isinstance(v, bool)
+                                 else v for v in row.values()])
 
 
 def _describe(path: Path, name: str) -> dict:

@@ -3,6 +3,7 @@ downloads. Thin: parse, call a selector, render or serve."""
 
 from __future__ import annotations
 
+from base64 import b64encode
 from datetime import date
 
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -30,5 +31,6 @@ def release_download(request: HttpRequest, day: str, name: str) -> FileResponse:
     response = FileResponse(path.open("rb"), as_attachment=True,
                             filename=f"arena-{day}-{described['name']}",
                             content_type=described["content_type"])
-    response["Digest"] = f"sha-256={described['sha256']}"
+    # RFC 9530: the file's SHA-256, as the page and the API list it, for the client to check.
+    response["Repr-Digest"] = f"sha-256=:{b64encode(bytes.fromhex(described['sha256'])).decode()}:"
     return response

@@ -3,6 +3,7 @@ JSON; the leaderboard links to the release holding its run's votes; the command.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 
@@ -85,6 +86,8 @@ def test_downloads_have_their_content_type_and_bytes(client, release, name, cont
     assert "attachment" in answer["Content-Disposition"]
     body = b"".join(answer.streaming_content)
     assert hashlib.sha256(body).hexdigest() == release.file(name)["sha256"]
+    digest = base64.b64encode(hashlib.sha256(body).digest()).decode()
+    assert answer["Repr-Digest"] == f"sha-256=:{digest}:"
 
 
 @pytest.mark.parametrize("url", ["/data/2001-01-01/votes.csv", "/data/not-a-date/votes.csv",
