@@ -15,7 +15,8 @@ CHUNK = 2_000
 def text_release_rows(until):
     votes = (COUNTED.filter(created_at__lt=until).order_by("created_at", "pk")
              .values("pk", "battle_id", "model_a_id", "model_b_id", "winner", "created_at",
-                     "categories", "language", "publish_text", *Vote.STYLE_FIELDS))
+                     "categories", "language", "publish_text", "battle__is_demo",
+                     *Vote.STYLE_FIELDS))
     batch = []
     for vote in votes.iterator(chunk_size=CHUNK):
         batch.append(vote)
@@ -44,7 +45,8 @@ def _rows(votes: list[dict]):
                                           *Vote.STYLE_FIELDS)}
         row.update(id=vote["pk"], contest_id=battle, model_a=vote["model_a_id"],
                    model_b=vote["model_b_id"], turns=len(prompts),
-                   categories=category_tags(vote["categories"]))
+                   categories=category_tags(vote["categories"]),
+                   synthetic=vote["battle__is_demo"])
         if vote["publish_text"]:
             row["conversation_a"] = _conversation(prompts, answers.get((battle, "a"), []))
             row["conversation_b"] = _conversation(prompts, answers.get((battle, "b"), []))

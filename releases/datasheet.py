@@ -41,6 +41,7 @@ COLUMNS = """\
 | mode | battle (text), debate, voice or panel |
 | board | the leaderboard board the vote counts on |
 | voter, judge | `human`, or `ai` for a panel's judges (`judge` names the judging model) |
+| synthetic | a demo battle's made-up vote (`seed_demo`): rated, but no person's choice |
 | model_a, model_b | the two models (agent configurations on the voice boards) |
 | winner | `model_a`, `model_b`, `tie` or `both_bad` |
 | timestamp, date | when the vote was cast (UTC) |

@@ -21,6 +21,7 @@ FIELDS = [
     pa.field("mode", pa.string()),
     pa.field("board", pa.string()),
     pa.field("voter", pa.string()),  # human, or ai (a panel's judges)
+    pa.field("synthetic", pa.bool_()),  # a demo battle's made-up vote (seed_demo)
     pa.field("judge", pa.string()),  # the judging model of an AI-judged outcome
     pa.field("model_a", pa.string()),
     pa.field("model_b", pa.string()),

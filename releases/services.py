@@ -26,7 +26,7 @@ from arena.errors import RuleError
 from releases.datasheet import datasheet_text
 from releases.models import Release
 from releases.redaction import Redactor
-from releases.schema import COLUMNS, SCHEMA, TIMESTAMP_FORMAT
+from releases.schema import CATEGORIES, COLUMNS, SCHEMA, TIMESTAMP_FORMAT
 from releases.selectors import release_dir
 from releases.sources import Source, sources
 
@@ -121,9 +121,8 @@ def _record(row, source: Source, redactor: Redactor) -> dict:
         conversation_a=_conversation(row.get("conversation_a"), published, redactor),
         conversation_b=_conversation(row.get("conversation_b"), published, redactor))
     categories = set(row.get("categories") or ())
-    for name in SCHEMA.names:
-        if SCHEMA.field(name).type == pa.bool_() and name != "publish_text":
-            record[name] = name in categories
+    record.update({name: name in categories for name in CATEGORIES},
+                  synthetic=bool(row.get("synthetic")))
     return record
 
 

@@ -62,6 +62,7 @@ def test_a_release_holds_every_modes_counted_votes_and_text_only_by_consent():
     published = rows[str(shared.pk)]
     assert published["mode"] == "battle" and published["board"] == "text"
     assert published["voter"] == "human" and published["turns"] == 1
+    assert published["synthetic"] is False
     conversation = json.loads(published["conversation_a"])
     assert conversation[0] == {"role": "user",
                                "content": f"Mail me at {EMAIL} or call {PHONE}."}
@@ -79,6 +80,14 @@ def test_a_release_holds_every_modes_counted_votes_and_text_only_by_consent():
     assert "This house would ban cars" in crowd["conversation_a"]
     assert rows[str(voice.pk)]["winner"] == "model_b"
     assert rows[str(voice.pk)]["conversation_a"] == ""
+
+
+def test_a_demo_battles_vote_is_marked_synthetic():
+    key = visitor(Client())
+    vote_on(text_battle(key, is_demo=True), choice="left_better")
+    release, _ = release_build()
+    [row] = _rows(release)
+    assert row["synthetic"] is True
 
 
 def test_votes_that_do_not_count_are_left_out_and_the_datasheet_says_why():
