@@ -109,6 +109,8 @@ class VoiceVoteIn(Schema):
     overall: Literal["a", "b", "tie"]
     sub_votes: dict[str, Literal["a", "b", "tie"]] = Field(
         default_factory=dict, description="naturalness, speed, understanding, helpfulness.")
+    publish_text: bool = Field(False, description="The voter lets both calls' transcripts be "
+                               "published in the open data releases (redacted).")
 
 
 class VoiceLatencyOut(Schema):
@@ -213,7 +215,8 @@ def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     """One vote per battle, after both conversations; reveals the agents."""
     visitor_write(request, lambda key: services.agent_battle_vote(
         battle_id=parse_uuid(battle_id), session_key=key, overall=payload.overall,
-        sub_votes=payload.sub_votes, voter=voter_of(request)), VOICE_WRITE)
+        sub_votes=payload.sub_votes, voter=voter_of(request),
+        publish_text=payload.publish_text), VOICE_WRITE)
     return selectors.battle_payload(_battle(request, battle_id))
 
 

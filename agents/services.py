@@ -196,9 +196,11 @@ def _sub_votes(raw: Mapping[str, str] | None) -> dict[str, str]:
 
 
 def agent_battle_vote(*, battle_id, session_key: str | None, overall: str,
-                sub_votes: Mapping[str, str] | None = None, voter: str = "") -> AgentVote:
+                sub_votes: Mapping[str, str] | None = None, voter: str = "",
+                publish_text: bool = False) -> AgentVote:
     """``voter``: the client address as :func:`arena.contests.flags.voter_of` keys it (the
-    daily cap on counted votes applies to it as well as to the session)."""
+    daily cap on counted votes applies to it as well as to the session); ``publish_text``:
+    the voter lets both calls' transcripts be published in the open data releases."""
     if overall not in Overall.values:
         raise RuleError(BAD_OVERALL, status=422)
     votes = _sub_votes(sub_votes)
@@ -222,7 +224,7 @@ def agent_battle_vote(*, battle_id, session_key: str | None, overall: str,
                                                       voter=voter))
         vote = AgentVote.objects.create(
             battle=battle, session_key=session_key, overall=overall, sub_votes_json=votes,
-            voter=voter, **eligibility)
+            voter=voter, publish_text=publish_text, **eligibility)
         evaluation_advance(battle_id=battle.pk)
         return vote
 

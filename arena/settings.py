@@ -125,6 +125,7 @@ INSTALLED_APPS = [
     "debates",
     "agents",
     "leaderboard",
+    "releases",
 ]
 
 MIDDLEWARE = [
@@ -573,3 +574,11 @@ ARENA_RETELL_MEDIA_LEG = env_str("ARENA_RETELL_MEDIA_LEG",
                                  "agents.adapters.media.LiveKitMediaLeg")
 # How long one request to a managed provider's API may take, in seconds.
 ARENA_VOICE_PROVIDER_TIMEOUT = env_float("ARENA_VOICE_PROVIDER_TIMEOUT", 15.0)
+
+# --- open data releases (releases/) ----------------------------------------------------
+# `manage.py release_data`: where their files are written and served from, the licence their
+# datasheet states, and the region whose national phone numbers are recognised for redaction
+# (numbers in +international form are, whatever it is).
+ARENA_RELEASES_DIR = Path(env_str("ARENA_RELEASES_DIR") or VAR_DIR / "media" / "releases")
+ARENA_RELEASE_LICENSE = env_str("ARENA_RELEASE_LICENSE", "CC BY 4.0")
+ARENA_RELEASE_PHONE_REGION = env_str("ARENA_RELEASE_PHONE_REGION", "US")

@@ -304,12 +304,14 @@ def battle_stop(*, battle: Battle) -> Turn:
     return turn
 
 
-def battle_vote(*, battle_id, session_key: str, choice: str, voter: str = "") -> Vote:
+def battle_vote(*, battle_id, session_key: str, choice: str, voter: str = "",
+                publish_text: bool = False) -> Vote:
     """Record the one vote of the session's battle (404 if the session does not own it),
     reveal the models (the vote's ``battle`` has them), update the online Elo. ``voter``: the
     client address as :func:`arena.contests.flags.visitor_of_address` keys it (the daily cap
-    on counted votes applies to it as well as to the session). Its reads and writes are
-    :mod:`battles.rows`' plain statements: it is the busiest write."""
+    on counted votes applies to it as well as to the session). ``publish_text``: the voter
+    lets the battle's prompts and answers be published in the open data releases. Its reads
+    and writes are :mod:`battles.rows`' plain statements: it is the busiest write."""
     require_choice(choice)
     battle_id = parse_uuid(battle_id)
 
@@ -337,7 +339,8 @@ def battle_vote(*, battle_id, session_key: str, choice: str, voter: str = "") ->
             classify_after_vote()
         return rows.vote_insert(Vote(
             battle=battle, choice=choice, winner=winner, score_a=score_a, score_b=score_b,
-            voter=voter, categories_pending=ballot.unclassified, **eligibility,
+            voter=voter, categories_pending=ballot.unclassified, publish_text=publish_text,
+            **eligibility,
             **Vote.facts_of(battle), **Vote.style_sums(answers)))
 
     vote = vote_once(

@@ -136,7 +136,8 @@ def battle_vote_form(request: HttpRequest, battle_id):
     try:
         visitor_count(request, BATTLE_WRITE)
         services.battle_vote(battle_id=battle.id, session_key=battle.session_key,
-                             choice=request.POST.get("vote", ""), voter=voter_of(request))
+                             choice=request.POST.get("vote", ""), voter=voter_of(request),
+                             publish_text=request.POST.get("publish_text") == "1")
     except RuleError as exc:
         return _error(request, exc)
     view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))

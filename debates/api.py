@@ -207,6 +207,8 @@ class DebateVoteIn(Schema):
     debate_id: str
     choice: str = Field(..., description="pro, con or tie.")
     wager: int = Field(0, description="Debate points (until judging starts).")
+    publish_text: bool = Field(False, description="The voter lets the motion and speeches be "
+                               "published in the open data releases (listed debates only).")
 
 
 class DebateVoteOut(Schema):
@@ -305,7 +307,7 @@ def vote_debate(request: HttpRequest, payload: DebateVoteIn):
     debate = _visible(payload.debate_id)
     vote = visitor_write(request, lambda key: crowd.debate_vote(
         debate_id=debate.pk, session_key=key, choice=payload.choice, wager=payload.wager,
-        voter=voter_of(request)))
+        voter=voter_of(request), publish_text=payload.publish_text))
     view = _view(request, debate)
     return {"debate_id": str(debate.pk), "choice": vote.choice, "wager": vote.wager,
             "points": view.points, "sides": debate_payload(view)["sides"]}

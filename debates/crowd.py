@@ -69,8 +69,10 @@ def _take_points(session_key: str, wager: int) -> None:
 
 
 def debate_vote(*, debate_id, session_key: str, choice: str, wager: int = 0,
-               voter: str = "") -> CrowdVote:
-    """``voter``: the client address as :func:`arena.contests.flags.voter_of` keys it."""
+               voter: str = "", publish_text: bool = False) -> CrowdVote:
+    """``voter``: the client address as :func:`arena.contests.flags.voter_of` keys it;
+    ``publish_text``: the voter lets the motion and speeches be published in the open data
+    releases (a listed debate's only)."""
     if choice not in (CrowdChoice.PRO, CrowdChoice.CON, CrowdChoice.TIE):
         raise RuleError(BAD_CHOICE, status=422)
     if not isinstance(wager, int) or isinstance(wager, bool) or wager < 0:
@@ -91,7 +93,7 @@ def debate_vote(*, debate_id, session_key: str, choice: str, wager: int = 0,
             eligibility = COUNTED_VOTES.eligibility(session_key=session_key, voter=voter)
         vote = CrowdVote.objects.create(
             debate=debate, session_key=session_key, choice=choice, wager=wager, voter=voter,
-            **eligibility)
+            publish_text=publish_text, **eligibility)
         majority_refresh(debate)
         return vote
 

@@ -116,7 +116,8 @@ def debate_vote_form(request: HttpRequest, debate_id):
     wager = _int(request.POST.get("wager"), 0)
     return _act(request, debate_id, lambda key: crowd.debate_vote(
         debate_id=debate_id, session_key=key, choice=request.POST.get("choice", ""),
-        wager=wager, voter=voter_of(request)))
+        wager=wager, voter=voter_of(request),
+        publish_text=request.POST.get("publish_text") == "1"))
 
 
 @require_POST

@@ -25,7 +25,8 @@ def test_the_platform_mounts_what_each_mode_declares(client):
     from arena.modes import modes
     from arena.routing import websocket_urlpatterns
 
-    assert [m.key for m in modes()] == ["battle", "panel", "debates", "voice", "leaderboard"]
+    assert [m.key for m in modes()] == ["battle", "panel", "debates", "voice", "leaderboard",
+                                        "data"]
     home = client.get("/").content.decode()
     for mode in modes():
         assert f'href="{mode.url}"' in home

@@ -49,6 +49,8 @@ class PromptIn(Schema):
 
 class VoteIn(Schema):
     vote: str = Field(json_schema_extra={"enum": list(VoteChoice.values)})
+    publish_text: bool = Field(False, description="The voter lets this battle's prompts and "
+                               "answers be published in the open data releases (redacted).")
 
 
 class RetryIn(Schema):
@@ -202,7 +204,7 @@ async def cast_vote(request: HttpRequest, battle_id: str, payload: VoteIn) -> di
 
     def act(key):
         battle = services.battle_vote(battle_id=battle_id, session_key=key, choice=payload.vote,
-                                      voter=voter).battle
+                                      voter=voter, publish_text=payload.publish_text).battle
         return {
             "battle_id": str(battle.id),
             "vote": payload.vote,

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 from leaderboard.boards import UnknownBoard, board_section, boards
 from leaderboard.pages import board_plots, selectors
 from leaderboard.pages.model_pages import model_page as model_page_data
+from releases.selectors import release_covering
 
 TEMPLATE = "leaderboard/leaderboard.html"
 
@@ -84,6 +85,16 @@ def _tabs(current: str | None) -> list[dict]:
     ]
 
 
+def _release(page: selectors.BoardPage) -> dict | None:
+    """The open data release holding the votes the board's rating run read, and the run's
+    start (``rate --until``), or None before a release covers it."""
+    if page.snapshot is None:
+        return None
+    started = page.snapshot.run.started_at if page.snapshot.run else page.snapshot.created_at
+    release = release_covering(started)
+    return release and {"release": release, "until": started.isoformat()}
+
+
 @require_GET
 def leaderboard_page(request: HttpRequest) -> HttpResponse:
     get = request.GET
@@ -116,6 +127,7 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
         "plots": board_plots.board_plots(page=page),
         "reset_url": _url(selectors.Query(board=query.board)),
         "section": board_section(page.board),
+        "release": _release(page),
     }
     target = request.htmx.target if request.htmx else None
     if target == "lb-results":

@@ -21,6 +21,7 @@ import math
 import os
 import zlib
 from collections.abc import Iterator
+from datetime import datetime
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
@@ -114,31 +115,41 @@ _FALSE = frozenset({"false", "0", "no", "f", "n", ""})
 
 
 def read_votes(path: str | os.PathLike[str], *, skip_self_matches: bool = False,
-               category: str | None = None) -> Votes:
+               category: str | None = None, board: str | None = None,
+               until: datetime | None = None) -> Votes:
     """Read a ``.csv`` or ``.csv.gz`` votes file; model names come back sorted.
 
     A row whose ``model_a`` equals ``model_b`` is an error unless ``skip_self_matches``
     is true, in which case such rows are dropped (the shared 140k release has 10 of them;
     they carry no information for any rating engine). With ``category``, only the rows
     whose column of that name is true (``True``/``1``/``yes``) are kept, as LMArena's
-    category boards do; the column must exist.
+    category boards do; the column must exist. With ``board`` (an arena release, which holds
+    every board's votes), only the rows whose ``board`` column is that name; with ``until`` (an
+    aware datetime), only the rows whose ``timestamp`` (ISO 8601) is before it, the votes a
+    rating run that started then read.
     """
-    return _read(path, skip_self_matches=skip_self_matches, category=category)[0]
+    return _read(path, skip_self_matches=skip_self_matches, category=category, board=board,
+                 until=until)[0]
 
 
 def read_styled_votes(path: str | os.PathLike[str], *, skip_self_matches: bool = False,
-                      category: str | None = None) -> tuple[Votes, Style]:
+                      category: str | None = None, board: str | None = None,
+                      until: datetime | None = None) -> tuple[Votes, Style]:
     """:func:`read_votes` and the :data:`STYLE_COLUMNS` of the same votes (style control)."""
-    return _read(path, skip_self_matches=skip_self_matches, category=category, style=True)
+    return _read(path, skip_self_matches=skip_self_matches, category=category, board=board,
+                 until=until, style=True)
 
 
 def _read(path: str | os.PathLike[str], *, skip_self_matches: bool, category: str | None,
+          board: str | None = None, until: datetime | None = None,
           style: bool = False) -> tuple[Votes, Style | None]:
     path = Path(path)
     label = path.name
     text = _decode(path.read_bytes(), label)
     reader = csv.reader(io.StringIO(text, newline=""))
     names = [*REQUIRED_COLUMNS, *([category] if category is not None else []),
+             *(["board"] if board is not None else []),
+             *(["timestamp"] if until is not None else []),
              *(STYLE_COLUMNS if style else [])]
     try:
         header = [name.strip() for name in next(reader, [])]
@@ -167,6 +178,12 @@ def _read(path: str | os.PathLike[str], *, skip_self_matches: bool, category: st
     rows = row_of or list(range(2, len(columns["winner"]) + 2))
     problems = [(rows[i], message) for i, message in problems]  # by row number from here
     keep = _category_mask(columns[category], rows, problems, category) if category else None
+    if board is not None:
+        on_board = np.array([value == board for value in columns["board"]], dtype=bool)
+        keep = on_board if keep is None else keep & on_board
+    if until is not None:
+        before = _before_mask(columns["timestamp"], rows, problems, until)
+        keep = before if keep is None else keep & before
     counts = (Style(_style_counts(columns, rows, problems, "a"),
                     _style_counts(columns, rows, problems, "b")) if style else None)
     return _parse_columns(columns["model_a"], columns["model_b"], columns["winner"], rows,
@@ -186,6 +203,21 @@ def _category_mask(values: list[str], rows: list[int], problems: list[tuple[int,
         elif flag not in _FALSE:
             problems.append((rows[k], f"column {category!r} must be true or false, "
                                       f"not {_short(value)}"))
+    return mask
+
+
+def _before_mask(values: list[str], rows: list[int], problems: list[tuple[int, str]],
+                 until: datetime) -> np.ndarray:
+    """True for the records whose timestamp is before ``until``; a value that is not an ISO
+    8601 time with its offset is a problem of its row."""
+    mask = np.zeros(len(values), dtype=bool)
+    for k, value in enumerate(values):
+        try:
+            moment = datetime.fromisoformat(value.strip())
+            mask[k] = moment < until
+        except (ValueError, TypeError):
+            problems.append((rows[k], f"column 'timestamp' must be an ISO 8601 time with its "
+                                      f"offset, not {_short(value)}"))
     return mask
 
 

@@ -248,7 +248,8 @@
     button.disabled = true;
     try {
       const result = await api("POST", "/battles/" + battle.battle_id + "/vote",
-        { overall: data.get("overall"), sub_votes: subVotes });
+        { overall: data.get("overall"), sub_votes: subVotes,
+          publish_text: data.get("publish_text") === "1" });
       showBattle(result);
       reveal(result.reveal);
       setState("revealed");

@@ -1,8 +1,11 @@
 """Rate an external file of votes, like FastChat's offline analysis (no database needed).
 
 The file is a CSV (or gzipped CSV) with the columns model_a, model_b, winner — the format
-of shared/data and of ``export_votes``; ``--category NAME`` rates the rows whose column NAME
-is true. ``--format json`` prints a list of
+of shared/data, of ``export_votes`` and of an open data release (``releases/``); ``--category
+NAME`` rates the rows whose column NAME is true, ``--board NAME`` a release's rows of that
+board, ``--until TIME`` the rows before that time (a rating run's start) and ``--min-votes N``
+holds models with fewer votes at their provisional estimate, as the board does: together they
+reproduce a board's rating run from a release. ``--format json`` prints a list of
 ``{"model", "rating", "ci_lower", "ci_upper", "votes", "rank_ub"}``, best first.
 """
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +29,9 @@ from leaderboard.ratings import (
 )
 from leaderboard.ratings.votes_file import read_styled_votes
 from leaderboard.runs import compute
+
+BAD_UNTIL = "--until must be an ISO 8601 time with its offset, not {value!r}"
+BAD_MIN_VOTES = "--min-votes must be >= 0"
 
 
 class Command(BaseCommand):
@@ -55,6 +62,16 @@ class Command(BaseCommand):
                                  "lists, bold held equal; needs the style columns that "
                                  "export_votes writes); sandwich intervals, and the style "
                                  "coefficients are printed too.")
+        parser.add_argument("--board", metavar="NAME",
+                            help="Rate only the rows whose column board is NAME (an open data "
+                                 "release holds every board's votes).")
+        parser.add_argument("--until", metavar="TIME",
+                            help="Rate only the rows whose timestamp is before TIME (ISO 8601 "
+                                 "with its offset, e.g. a rating run's start).")
+        parser.add_argument("--min-votes", type=int, default=0, metavar="N",
+                            help="Bradley–Terry: a model with fewer than N votes is provisional "
+                                 "and held at its estimate under a weak prior, as the "
+                                 "leaderboard does (default 0: none).")
         parser.add_argument("--strict", action="store_true",
                             help="Treat a row whose two models are the same as an error "
                                  "(by default such rows are skipped).")
@@ -67,10 +84,14 @@ class Command(BaseCommand):
             raise CommandError("--bootstrap must be >= 0 and --period >= 1")
         if opts["style_control"] and opts["method"] != "bt":
             raise CommandError("--style-control applies to --method bt only")
+        if opts["min_votes"] < 0:
+            raise CommandError(BAD_MIN_VOTES)
         self.category, self.style = opts["category"], None
+        until = _moment(opts["until"]) if opts["until"] else None
         read = read_styled_votes if opts["style_control"] else read_votes
         try:
-            votes = read(path, skip_self_matches=not opts["strict"], category=opts["category"])
+            votes = read(path, skip_self_matches=not opts["strict"], category=opts["category"],
+                         board=opts["board"], until=until)
         except VotesFileError as exc:
             raise CommandError(str(exc)) from None
         if opts["style_control"]:
@@ -84,6 +105,10 @@ class Command(BaseCommand):
             fit = self._fit(votes, opts)
         n = len(votes.models)
         counts = np.bincount(votes.a_idx, minlength=n) + np.bincount(votes.b_idx, minlength=n)
+        if opts["min_votes"]:
+            a, b, code, count = group_outcomes(votes.a_idx, votes.b_idx, votes.outcome)
+            fit = compute.shrink_provisional(fit, compute.Grouped(votes.models, a, b, code, count),
+                                             counts < opts["min_votes"])
         rank = rank_upper_bound(fit.ci_lower, fit.ci_upper)
         order = np.argsort(-fit.rating, kind="stable")
         rows = [
@@ -164,3 +189,13 @@ class Command(BaseCommand):
             interval = f"+{r['ci_upper'] - r['rating']:.1f}/-{r['rating'] - r['ci_lower']:.1f}"
             self.stdout.write(f"{r['rank_ub']:>9}  {r['model']:<{width}}  {r['rating']:>8.2f}  "
                               f"{interval:>13}  {r['votes']:>7}")
+
+
+def _moment(value: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise CommandError(BAD_UNTIL.format(value=value))
+    return moment

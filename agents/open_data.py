@@ -1,0 +1,40 @@
+"""What a data release publishes of voice battles: every counted overall vote on the ``agent``
+board (the architecture boards are its subsets) between the two agent configurations, with
+both calls' transcripts when the voter let them be published."""
+
+from __future__ import annotations
+
+from agents.models import AgentConversation, AgentVote
+from releases.sources import Source, register_source, removed_by_reason
+
+
+def agent_release_rows(until):
+    votes = (AgentVote.objects.filter(counts_for_rating=True, created_at__lt=until)
+             .select_related("battle__config_a", "battle__config_b").order_by("created_at", "pk"))
+    for vote in votes.iterator(chunk_size=2_000):
+        battle = vote.battle
+        calls = {c.agent_label: c for c in AgentConversation.objects.filter(battle=battle)}
+        row = {"id": vote.pk, "contest_id": battle.pk, "model_a": battle.config_a.slug,
+               "model_b": battle.config_b.slug, "winner": vote.winner,
+               "created_at": vote.created_at, "publish_text": vote.publish_text,
+               "turns": max((c.total_turns for c in calls.values()), default=0)}
+        if vote.publish_text:
+            for label in ("a", "b"):
+                call = calls.get(label)
+                row[f"conversation_{label}"] = [
+                    {"role": "user" if t.get("role") == "user" else "assistant",
+                     "content": t.get("text", "")}
+                    for t in (call.turns_json if call else [])]
+        yield row
+
+
+def agent_release_removed(until) -> dict[str, int]:
+    return removed_by_reason(AgentVote.objects.filter(counts_for_rating=False,
+                                                      created_at__lt=until)
+                             .values_list("exclusion_reason", flat=True))
+
+
+AGENT_SOURCE = register_source(Source(
+    board="agent", mode="voice", rows=agent_release_rows, removed=agent_release_removed,
+    note="Bradley–Terry; the agent-<architecture> boards rate the battles between two agents "
+         "of one architecture"))

@@ -1,0 +1,62 @@
+"""What a data release publishes of debates: each counted crowd vote (pro, con or tie) of a
+finished debate on the ``debate-crowd`` board, as a result between the debate's two models,
+with the motion and each side's speeches when the voter let them be published and the debate
+is listed. A debate still running is left out: its other viewers are still blind."""
+
+from __future__ import annotations
+
+from debates.boards import _counted
+from debates.models import CrowdChoice, CrowdVote, DebateStatus, DebateTurn, Position
+from releases.sources import Source, register_source, removed_by_reason
+
+STILL_RUNNING = "the debate was still running (its viewers are blind)"
+NOT_ON_BOARD = "the debate does not count on the board"
+
+
+def _votes(until):
+    return CrowdVote.objects.filter(created_at__lt=until).exclude(choice=CrowdChoice.REVEALED)
+
+
+def crowd_release_rows(until):
+    votes = (_votes(until).filter(counts_for_rating=True, debate__status=DebateStatus.COMPLETED,
+                                  debate__in=_counted("crowd_outcome"))
+             .select_related("debate__topic").order_by("created_at", "pk"))
+    for vote in votes.iterator(chunk_size=2_000):
+        debate = vote.debate
+        pro_is_a = debate.model_a_position == Position.PRO
+        winner = {CrowdChoice.PRO: "model_a" if pro_is_a else "model_b",
+                  CrowdChoice.CON: "model_b" if pro_is_a else "model_a"}.get(vote.choice, "tie")
+        row = {"id": vote.pk, "contest_id": debate.pk, "model_a": debate.model_a_id,
+               "model_b": debate.model_b_id, "winner": winner, "created_at": vote.created_at,
+               "turns": debate.rounds, "publish_text": vote.publish_text and debate.is_listed}
+        if row["publish_text"]:
+            speeches = _speeches(debate)
+            for side, position in (("a", debate.model_a_position),
+                                   ("b", Position.CON if pro_is_a else Position.PRO)):
+                row[f"conversation_{side}"] = [
+                    {"role": "user", "content": f"Motion ({position}): {debate.topic.motion}"},
+                    *({"role": "assistant", "content": speech}
+                      for turn_position, speech in speeches if turn_position == position)]
+        yield row
+
+
+def _speeches(debate) -> list[tuple[str, str]]:
+    return list(DebateTurn.objects.filter(debate=debate).order_by("round", "created_at")
+                .values_list("position", "speech"))
+
+
+def crowd_release_removed(until) -> dict[str, int]:
+    votes = _votes(until)
+    removed = removed_by_reason(votes.filter(counts_for_rating=False)
+                                .values_list("exclusion_reason", flat=True))
+    counted = votes.filter(counts_for_rating=True)
+    running = counted.exclude(debate__status=DebateStatus.COMPLETED).count()
+    off_board = (counted.filter(debate__status=DebateStatus.COMPLETED)
+                 .exclude(debate__in=_counted("crowd_outcome")).count())
+    return removed | {STILL_RUNNING: running, NOT_ON_BOARD: off_board}
+
+
+CROWD_SOURCE = register_source(Source(
+    board="debate-crowd", mode="debate", rows=crowd_release_rows, removed=crowd_release_removed,
+    note="each debate's crowd majority (group the rows by contest_id) is one result; "
+         "Glicko-2 over 24-hour periods"))

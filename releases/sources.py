@@ -1,0 +1,63 @@
+"""The registry of what a release publishes: each mode declares its sources in its own
+``<app>/open_data.py`` and calls :func:`register_source`; :class:`releases.apps.ReleasesConfig`
+imports every installed app's ``open_data`` module at start-up, so this app imports no mode.
+
+A source is one leaderboard board's outcomes as published rows. ``rows(until)`` yields, oldest
+first, one dict per counted outcome created before ``until`` with the keys of
+:data:`releases.schema.COLUMNS` it knows (the others are left empty): the pair and the winner
+exactly as the board rates them, so that ``manage.py rate --board NAME`` on a release
+reproduces the board. A row's ``conversation_a`` and ``conversation_b`` are lists of
+``{"role", "content"}`` messages, given only when the voter ticked "my prompts and answers may
+be published" (``publish_text``); the release redacts them. ``removed(until)`` counts the
+outcomes left out, by reason, for the datasheet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+VOTERS = ("human", "ai")
+
+
+@dataclass(frozen=True)
+class Source:
+    board: str  # the leaderboard board the rows rate on
+    mode: str  # "battle", "debate", "voice", "panel": where the contest happened
+    rows: Callable[[datetime], Iterable[Mapping[str, Any]]]
+    removed: Callable[[datetime], Mapping[str, int]]
+    voter: str = "human"  # who judged: a person, or AI models (panels)
+    note: str = ""  # one line for the datasheet: how the board rates these rows
+
+    def __post_init__(self) -> None:
+        if self.voter not in VOTERS:
+            raise ValueError(f"source {self.board}: voter must be one of {VOTERS}")
+
+
+_registry: dict[str, Source] = {}
+
+
+def register_source(source: Source) -> Source:
+    _registry[source.board] = source
+    return source
+
+
+def unregister_source(board: str) -> None:
+    _registry.pop(board, None)
+
+
+def sources() -> list[Source]:
+    """Every registered source, by board name."""
+    return [_registry[name] for name in sorted(_registry)]
+
+
+def removed_by_reason(reasons: Iterable[str]) -> dict[str, int]:
+    """Counts of left-out votes by reason, each reason cut to its general part (a reason's
+    particulars, such as the word that named a model, are not published)."""
+    counted: dict[str, int] = {}
+    for reason in reasons:
+        general = (reason or "not counted").split(" (")[0].split(":")[0].strip()[:80]
+        counted[general] = counted.get(general, 0) + 1
+    return counted
