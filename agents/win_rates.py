@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 
 from django.db.models import Count, Q
 from django.db.models.fields.json import KT
-from scipy.stats import binomtest
 
 from agents.models import SUB_DIMENSIONS, AgentConfiguration, AgentVote
+from arena.contests.proportions import wilson_interval
 
 DIMENSIONS = ("overall", *SUB_DIMENSIONS)
 CONFIDENCE = 0.95
@@ -52,9 +52,9 @@ def win_rate(dimension: str, wins: int, ties: int, losses: int) -> WinRate:
     n = wins + ties + losses
     if not n:
         return WinRate(dimension, 0, 0, 0, 0, None, None, None)
-    interval = binomtest(wins, n).proportion_ci(CONFIDENCE, method="wilson")
+    low, high = wilson_interval(wins, n)
     return WinRate(dimension, wins, ties, losses, n, round(wins / n, 4),
-                   round(float(interval.low), 4), round(float(interval.high), 4))
+                   round(low, 4), round(high, 4))
 
 
 def _tallies() -> dict[str, dict[str, list[int]]]:

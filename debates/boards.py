@@ -12,7 +12,6 @@ from django.db.models import F
 
 from debates.models import Debate, DebateStatus, DebateTurn
 from debates.signals import debate_verdict_recorded
-from debates.standings import board_metrics
 from leaderboard.boards import Board, register_board
 
 
@@ -43,7 +42,7 @@ def _board(name: str, field: str, verdict: str, title: str, description: str, or
         contests=Debate.objects.filter(status=DebateStatus.COMPLETED),
         export={"debate_id": "pk"}, signal=debate_verdict_recorded,
         outcome_from_signal=outcome_from_signal, section="debates.standings.debate_section",
-        metrics=board_metrics,
+        metrics="debates.standings.board_metrics",
         order=order, play=("Start a debate", "/debates/new/")))
 
 

@@ -22,12 +22,12 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from arena.contests.proportions import Z95, wilson_interval
 from debates.calibration import calibration_start
 from debates.models import CrowdChoice, CrowdVote, Debate, other
 
 CROWD_TARGET = 0.70
 DEFAULT_MIN_VOTES = 50
-Z95 = 1.959963984540054
 TOO_FEW = ("Too few votes to judge the crowd: {votes} counted, {least} needed; "
            "{more} more.")
 PASSED = "The crowd picked the stronger side more than {target:.0%} of the time."
@@ -43,17 +43,6 @@ def crowd_calibration_start(*, count: int, models: list[str] | None = None, roun
                             rng: random.Random | None = None) -> list[Debate]:
     return calibration_start(count=count, models=models, rounds=rounds,
                              word_limit=word_limit, rng=rng, listed=True)
-
-
-def wilson(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of ``hits`` out of ``n`` (``(0, 1)`` without votes)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = hits / n
-    scale = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / scale
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass
@@ -72,7 +61,7 @@ class CrowdCalibrationReport:
 
     @property
     def interval(self) -> tuple[float, float]:
-        return wilson(self.hits, self.votes)
+        return wilson_interval(self.hits, self.votes)
 
     @property
     def verdict(self) -> str:

@@ -41,11 +41,11 @@ A board's functions return plain rows, never model instances:
   votes, and, for a Bradley–Terry board, the style-controlled fit.
 * ``recent(subject, limit)`` — optional: :class:`Recent` items, newest first, that anyone
   may open (a voted battle, never one still blind), for the subject's page.
-* ``metrics()`` — optional: figures of the board's own per subject, ``{subject: {figure:
-  value or None}}``, shown and sortable beside its ratings (the page's table, ``GET
-  /api/leaderboard``); the figures the API names are ``controversy_index`` and
-  ``avg_factuality`` (seed 004's leaderboard entry), sorted by with ``sort=controversy`` and
-  ``sort=factuality``.
+* ``metrics`` — optional: the dotted path of a callable returning figures of the board's
+  own per subject, ``{subject: {figure: value or None}}``, shown and sortable beside its
+  ratings (the page's table, ``GET /api/leaderboard``); the figures the API names are
+  ``controversy_index`` and ``avg_factuality`` (seed 004's leaderboard entry), sorted by with
+  ``sort=controversy`` and ``sort=factuality``.
 * ``section`` — optional: the dotted path of a callable returning ``(template, context)``,
   a section of the board's own shown under its table (e.g. the debates' crowd and AI
   ratings side by side).
@@ -135,7 +135,7 @@ class Board:
     vote_scan: Callable[[], Any] | None = None
     signal: Signal | None = None
     outcome_from_signal: Callable[..., OrderedRow | None] | None = None
-    metrics: Callable[[], Mapping[str, Mapping[str, float | None]]] | None = None
+    metrics: str | None = None
     section: str | None = None
     model_section: str | None = None
     order: int = 100  # tab order on the page, lowest first
@@ -228,6 +228,11 @@ class UnknownBoard(LookupError):
 
 
 _registry: dict[str, Board] = {}
+
+
+def board_metrics(board: Board) -> Mapping[str, Mapping[str, float | None]]:
+    """The board's own figures per subject (see ``Board.metrics``), empty without any."""
+    return import_string(board.metrics)() if board.metrics else {}
 
 
 def board_section(board: Board) -> tuple[str, dict] | None:

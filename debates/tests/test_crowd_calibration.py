@@ -10,6 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from arena.contests.proportions import wilson_interval
 from debates import crowd
 from debates.crowd_calibration import (
     FAILED,
@@ -17,7 +18,6 @@ from debates.crowd_calibration import (
     TOO_FEW,
     crowd_calibration_report,
     crowd_calibration_start,
-    wilson,
 )
 from debates.management.commands.crowd_calibrate import BAD_WINDOW, NO_DEBATES
 from debates.models import CrowdVote, Debate, DebateStatus, DebateTurn
@@ -62,7 +62,7 @@ def test_enough_votes_for_the_stronger_side_pass(gap, capsys):
     cast(gap, ["pro"] * 36 + ["con"] * 3 + ["tie"])  # a tie is a miss
     result = report()
     assert (result.votes, result.hits, result.debates, result.voted) == (40, 36, 4, 4)
-    assert result.interval == wilson(36, 40) and result.interval[0] > 0.70
+    assert result.interval == wilson_interval(36, 40) and result.interval[0] > 0.70
     assert result.verdict == "pass" and result.votes_needed == 0
     assert result.by_handicap == {"fallacious": (40, 36)}
     call_command("crowd_calibrate", "--report", "--min-votes", "40", "--window-days", "1")

@@ -11,7 +11,7 @@ from functools import lru_cache
 from django.conf import settings
 
 from arena.prompt_categories import category_title
-from leaderboard.boards import Board, boards, get_board
+from leaderboard.boards import Board, board_metrics, boards, get_board
 from leaderboard.models import BoardSnapshot, OnlineElo, RatingRun, RunStatus, SnapshotEntry
 from leaderboard.runs.compute import Z95, style_coefficient
 
@@ -322,7 +322,7 @@ def leaderboard_view(*, query: Query) -> BoardPage:
     shown = [e for e in entries if query.include_deprecated or not e.deprecated]
     page.organizations = sorted({e.organization for e in shown if e.organization})
     page.licenses = sorted({e.license for e in shown if e.license})
-    rows = _table_rows(shown, query, page.board.metrics() if page.board.metrics else {})
+    rows = _table_rows(shown, query, board_metrics(page.board))
     page.rows = [r for r in rows if not r.e.provisional]
     if query.include_provisional:
         page.provisional = sorted((r for r in rows if r.e.provisional),
