@@ -355,9 +355,11 @@ def battle_vote(*, battle_id, session_key: str, choice: str, voter: str = "",
 
 
 def _rating_eligibility(battle: Battle, answers: list[rows.Answer]) -> dict:
-    """A vote whose conversation names either model does not count (FastChat's rule)."""
+    """A vote whose conversation names either model does not count (FastChat's rule). The
+    answers regenerated away count as read: the voter saw them before pressing Regenerate."""
     prompts = {a.turn_index: a.prompt for a in answers}
-    texts = list(prompts.values()) + [a.text for a in answers]
+    replaced = SupersededAnswer.objects.filter(turn__battle=battle).values_list("text", flat=True)
+    texts = list(prompts.values()) + [a.text for a in answers] + list(replaced)
     leaked = leaked_identity(texts, [battle.model_a, battle.model_b])
     return {
         "counts_for_rating": leaked is None,

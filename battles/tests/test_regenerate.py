@@ -85,6 +85,20 @@ class TestRegenerate:
         assert (vote.tokens_a, vote.tokens_b) == (3 + 7, 3 + 7)  # turn 1's and the new ones
         assert SupersededAnswer.objects.filter(turn=last).count() == 2
 
+    def test_an_answer_regenerated_away_that_named_its_model_still_stops_the_vote_counting(
+            self, step_sends):
+        """The voter read it before pressing Regenerate: regenerating must not launder a
+        leak (nor become a way to fish for one with a vote that still counts)."""
+        battle = answered_battle()
+        turn = battle.turns.get()
+        Response.objects.filter(turn=turn, slot=Slot.A).update(
+            text=f"As {battle.model_a.name}, I can tell you.")
+        services.battle_regenerate(battle=battle)
+        finish(turn, text="A neutral answer.")
+        vote = vote_on(battle, choice="tie")
+        assert not vote.counts_for_rating
+        assert vote.exclusion_reason.startswith("the conversation names a model")
+
     def test_only_the_latest_message_is_written_again(self, step_sends):
         battle = answered_battle(turns=2)
         first = set(Response.objects.filter(turn__index=1).values_list("id", flat=True))
