@@ -107,8 +107,11 @@ class TestEnvFile:
                        "ARENA_PROBE_C=from-file\n")
         monkeypatch.setenv("ARENA_ENV_FILE", str(env))
         monkeypatch.setenv("ARENA_PROBE_C", "from-shell")
+        # Set (then removed) through monkeypatch, so what the file adds is undone after the
+        # test: a delenv of an unset variable records nothing to undo.
         for name in ("ARENA_PROBE_A", "ARENA_PROBE_B"):
-            monkeypatch.delenv(name, raising=False)
+            monkeypatch.setenv(name, "")
+            monkeypatch.delenv(name)
         assert load_env_file() == ["ARENA_PROBE_A", "ARENA_PROBE_B"]
         assert os.environ["ARENA_PROBE_A"] == "from-file"
         assert os.environ["ARENA_PROBE_B"] == "quoted value"
@@ -128,7 +131,9 @@ class TestEnvFile:
         result = subprocess.run(
             [sys.executable, "manage.py", "shell", "--no-imports", "-c", script],
             cwd=settings.BASE_DIR,
-            env={**os.environ, "ARENA_ENV_FILE": str(env)}, capture_output=True, text=True,
+            env={**{name: value for name, value in os.environ.items()
+                    if name not in ("GOOGLE_API_KEY", "ARENA_MAX_BODY_BYTES")},
+                 "ARENA_ENV_FILE": str(env)}, capture_output=True, text=True,
             timeout=120, check=False)
         assert result.returncode == 0, result.stderr
         assert result.stdout.split() == [KEY, "4096"]
