@@ -11,9 +11,12 @@ saved files, whatever the network did. Every saved turn gets
   speech (the last loud caller frame) to the agent's first audio; None for the greeting, a
   caller turn, or an agent that began within a frame of the caller's speech (over it).
 
-The caller's speech is found by level, frame by frame (a frame louder than four times the
-quietest one heard, and than -55 dBFS), which costs one RMS per frame; the recordings are
-measured again after the call with Silero VAD (:mod:`agents.speech.vad`). An agent's reply
+The caller's speech is found by level, frame by frame: a frame louder than -55 dBFS and
+than four times the quietest audible frame heard (the room), or in any case than -30 dBFS
+(a voice at the microphone; so that the first frames, speech among them, cannot set a floor
+speech never clears). Digital silence, which a microphone sends before it opens or while
+muted, sets no floor. That costs one RMS per frame; the recordings are measured again
+after the call with Silero VAD (:mod:`agents.speech.vad`). An agent's reply
 begins with its first audible audio (above -55 dBFS) after a silence once the caller has
 spoken at least ``MIN_TURN_MS`` since the last reply (the first audio of all is the
 greeting); audio after a pause with no caller turn in between goes on the same reply. A
@@ -31,6 +34,7 @@ from agents.speech.audio import FRAME_SAMPLES, SAMPLE_RATE
 
 MIN_TURN_MS = 90  # caller sound shorter than this (a click, a breath) is no turn
 QUIETEST_LEVEL = 10 ** (-55 / 20)
+VOICE_LEVEL = 10 ** (-30 / 20)
 TIMING_KEYS = ("start_ms", "end_ms", "latency_ms")
 
 
@@ -74,8 +78,10 @@ class TurnClock:
         level, count = _level(pcm)
         if not count:
             return
+        if level <= QUIETEST_LEVEL:
+            return
         self._quietest = level if self._quietest is None else min(self._quietest, level)
-        if level <= max(4 * self._quietest, QUIETEST_LEVEL):
+        if level <= min(4 * self._quietest, VOICE_LEVEL):
             return
         if self._caller_onset is None:
             self._caller_onset = end - count

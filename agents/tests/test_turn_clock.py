@@ -55,6 +55,22 @@ def test_an_answer_carries_its_latency_and_both_turns_their_place_in_the_recordi
     assert answer["end_ms"] == 4300
 
 
+def test_digital_silence_sets_no_noise_floor():
+    """A microphone opens with exact zeros, then hums at about -45 dBFS: the hum is the floor,
+    not speech, so the caller's turn ends where the voice does and the answer is timed."""
+    hum = (np.ones(FRAME_SAMPLES) * 180).astype("<i2").tobytes()  # -45 dBFS
+    call = Call()
+    call.caller(SILENT, 10)  # 0 - 200 ms
+    call.caller(hum, 50)  # 200 - 1200 ms
+    call.caller(LOUD, 50)  # speaks 1200 - 2200 ms
+    call.caller(hum, 30)  # the room again, 600 ms
+    user = call.clock.turn({"role": "user", "text": "Book me in"})
+    call.agent(10)
+    answer = call.clock.turn({"role": "agent", "text": "Booked"})
+    assert (user["start_ms"], user["end_ms"]) == (1200, 2200)
+    assert answer["latency_ms"] == 600.0
+
+
 def test_an_agent_that_talks_over_the_caller_has_no_latency_and_a_cough_is_no_turn():
     call = Call()
     call.agent(10)  # the greeting
