@@ -1,14 +1,28 @@
-"""The image card of a shared battle: a server-drawn SVG (1200 × 630, the size link previews
-use), like the leaderboard's plots: no drawing library, every value escaped.
+"""The image card of a shared battle: a PNG of 1200 × 630 (the size link previews use; X,
+Facebook, LinkedIn and Slack show no SVG), drawn on the server with Pillow.
 
-It shows the first prompt, who fought on each side, and the verdict; the side the vote chose
-is outlined. Colours are fixed (an image has no theme).
+It shows what the shared page shows, after the vote: the first prompt, who fought on each
+side, and the verdict; the side the vote chose is outlined. Colours are fixed (an image has no
+theme). Long text is wrapped and cut with an ellipsis to the pixel, never past its box.
+
+The text is drawn in Pillow's own scalable font (Aileron, embedded in Pillow: nothing is
+fetched, nothing read from the system). It has ASCII and a little punctuation only, so other
+letters are folded to those it has (é → e, ß → ss, — → -), and a run of characters it cannot
+draw at all (Chinese, Cyrillic, emoji) becomes one "…" rather than a row of empty boxes; the
+page's title, which a link preview prints beside the card, still carries them.
 """
 
 from __future__ import annotations
 
-import textwrap
-from html import escape
+import bisect
+import functools
+import io
+import itertools
+import math
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from django.template.defaultfilters import pluralize
 
@@ -16,71 +30,156 @@ from arena.contests.voting import VoteChoice
 from battles.models import Position
 from battles.selectors import BattleView
 
-SVG_NS = "http://www.w3.org/2000/svg"
+if TYPE_CHECKING:
+    from PIL.ImageDraw import ImageDraw
+    from PIL.ImageFont import FreeTypeFont
+
 WIDTH, HEIGHT = 1200, 630
-PROMPT_CHARS, PROMPT_LINES = 46, 3
-NAME_CHARS = 26
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+MARGIN = 70
+PROMPT_SIZE, PROMPT_LEADING, PROMPT_LINES = 38, 48, 3
+SIDE_WIDTH, SIDE_TOP, SIDE_BOTTOM, SIDE_PAD = 500, 330, 500, 30
+SIDES = {Position.LEFT: MARGIN, Position.RIGHT: WIDTH - MARGIN - SIDE_WIDTH}
+GROUND, PANEL, EDGE = "#111827", "#1f2937", "#374151"
+INK, MUTED, GOLD = "#f9fafb", "#9ca3af", "#facc15"
 WINNERS = {VoteChoice.LEFT_BETTER: Position.LEFT, VoteChoice.RIGHT_BETTER: Position.RIGHT}
+ELLIPSIS = "…"
+# Ellipses with only spaces or punctuation between them (a Chinese sentence's commas fold to
+# ASCII ones) read as one.
+ELLIPSES = re.compile(r"…(?:[\s,.;:!?]*…)+")
+NOT_A_CHARACTER = "\U0010fffd"  # private use: the font draws its "missing" box for it
+# Letters and signs that Unicode does not decompose into ones the font has.
+FOLDS = str.maketrans({
+    "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l",
+    "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i",
+    "‐": "-", "‑": "-", "–": "-", "—": "-", "―": "-", "−": "-", "‚": ",", "„": "“",
+    "×": "x", "÷": "/", "•": "·", "′": "'", "″": '"',
+})
 
 
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+@functools.cache
+def _font(size: int) -> FreeTypeFont:
+    from PIL import ImageFont  # noqa: PLC0415 - Pillow: the first card loads it, not setup
+
+    return ImageFont.load_default(size=size)
 
 
-def _lines(text: str) -> list[str]:
-    lines = textwrap.wrap(" ".join(text.split()), PROMPT_CHARS) or [""]
-    if len(lines) > PROMPT_LINES:
-        lines = [*lines[: PROMPT_LINES - 1], _short(lines[PROMPT_LINES - 1] + " …", PROMPT_CHARS)]
+@functools.lru_cache(maxsize=4096)
+def _drawable(char: str) -> bool:
+    """Whether the font has a glyph for the character (else it draws its "missing" box)."""
+    font = _font(PROMPT_SIZE)
+    mask, missing = font.getmask(char), font.getmask(NOT_A_CHARACTER)
+    return mask.size != missing.size or bytes(mask) != bytes(missing)
+
+
+def card_text(text: str) -> str:
+    """The text on one line in what the font can draw (see the module's docstring)."""
+    out: list[str] = []
+    for char in " ".join(text.split()):
+        if not _drawable(char):
+            char = "".join(c for c in unicodedata.normalize("NFKD", char.translate(FOLDS))
+                           if _drawable(c))
+        if char:
+            out.append(char)
+        elif not out or out[-1] != ELLIPSIS:
+            out.append(ELLIPSIS)
+    return ELLIPSES.sub(ELLIPSIS, "".join(out))
+
+
+def _fitting(text: str, font: FreeTypeFont, width: float) -> int:
+    """How many of the text's first characters fit in ``width`` pixels (at least one)."""
+    fits = bisect.bisect_right(range(1, len(text) + 1), width,
+                               key=lambda n: font.getlength(text[:n]))
+    return max(fits, 1)
+
+
+def clip(text: str, font: FreeTypeFont, width: float) -> str:
+    """The text if it fits in ``width`` pixels, else as much as fits, then an ellipsis."""
+    if font.getlength(text) <= width:
+        return text
+    return text[:_fitting(text, font, width - font.getlength(ELLIPSIS))].rstrip() + ELLIPSIS
+
+
+def _lines(text: str, font: FreeTypeFont, width: float) -> Iterator[str]:
+    """Lines of at most ``width`` pixels, broken at spaces (inside a word only when the word
+    is wider than a line); made one at a time, so a long text costs only the lines taken."""
+    line = ""
+    for word in text.split(" "):
+        while word:
+            joined = f"{line} {word}" if line else word
+            if font.getlength(joined) <= width:
+                line, word = joined, ""
+            elif line:
+                yield line
+                line = ""
+            else:
+                cut = _fitting(word, font, width)
+                yield word[:cut]
+                word = word[cut:]
+    if line:
+        yield line
+
+
+def wrap(text: str, font: FreeTypeFont, width: float, most: int) -> list[str]:
+    """At most ``most`` lines of the text; the last ends with an ellipsis if some is left."""
+    lines = list(itertools.islice(_lines(text, font, width), most + 1)) or [""]
+    if len(lines) > most:
+        lines = [*lines[:most - 1], clip(lines[most - 1] + ELLIPSIS, font, width)]
     return lines
 
 
-def _text(x: int, y: int, text: str, *, size: int, fill: str, weight: str = "normal",
-          anchor: str = "start") -> str:
-    return (f'<text x="{x}" y="{y}" font-size="{size}" font-weight="{weight}" fill="{fill}" '
-            f'text-anchor="{anchor}">{escape(text)}</text>')
+def _write(draw: ImageDraw, xy: tuple[float, float], text: str, *, size: int, fill: str,
+           bold: bool = False, anchor: str = "ls") -> None:
+    """Text at a baseline point (``ls``: left, ``rs``: right). The font has one weight: bold
+    is the text drawn again a pixel to the right (a stroke all round blots the small sizes)."""
+    x, y = xy
+    for dx in (0, 1) if bold else (0,):
+        draw.text((x + dx, y), text, font=_font(size), fill=fill, anchor=anchor)
 
 
-def _side(view: BattleView, position: str, x: int, winner: str | None) -> list[str]:
-    model = view.revealed[position]
+def _star(draw: ImageDraw, cx: float, cy: float, radius: float) -> None:
+    points = [(cx + r * math.sin(i * math.pi / 5), cy - r * math.cos(i * math.pi / 5))
+              for i, r in zip(range(10), itertools.cycle((radius, radius * 0.45)), strict=False)]
+    draw.polygon(points, fill=GOLD)
+
+
+def _side(draw: ImageDraw, view: BattleView, position: str, winner: str | None) -> None:
+    x, model = SIDES[position], view.revealed[position]
     chosen = winner == position
+    room = SIDE_WIDTH - 2 * SIDE_PAD
+    draw.rounded_rectangle((x, SIDE_TOP, x + SIDE_WIDTH, SIDE_BOTTOM), radius=18, fill=PANEL,
+                           outline=GOLD if chosen else EDGE, width=6 if chosen else 2)
     label = "Assistant A (left)" if position == Position.LEFT else "Assistant B (right)"
-    outline = 'stroke="#facc15" stroke-width="6" data-winner="true"' if chosen else (
-        'stroke="#374151" stroke-width="2"')
-    body = [
-        f'<rect x="{x}" y="330" width="500" height="170" rx="18" fill="#1f2937" {outline} '
-        f'data-side="{position}"/>',
-        _text(x + 30, 375, label, size=24, fill="#9ca3af"),
-        _text(x + 30, 425, _short(model.name, NAME_CHARS), size=40, fill="#f9fafb",
-              weight="bold"),
-        _text(x + 30, 470, _short(model.organization, NAME_CHARS + 10), size=24,
-              fill="#9ca3af"),
-    ]
+    _write(draw, (x + SIDE_PAD, 375), label, size=24, fill=MUTED)
+    _write(draw, (x + SIDE_PAD, 425), clip(card_text(model.name), _font(40), room), size=40,
+           fill=INK, bold=True)
+    _write(draw, (x + SIDE_PAD, 470), clip(card_text(model.organization), _font(24), room),
+           size=24, fill=MUTED)
     if chosen:
-        body.append(_text(x + 470, 375, "★ winner", size=24, fill="#facc15", weight="bold",
-                          anchor="end"))
-    return body
+        right = x + SIDE_WIDTH - SIDE_PAD
+        _write(draw, (right, 375), "winner", size=24, fill=GOLD, bold=True, anchor="rs")
+        _star(draw, right - _font(24).getlength("winner") - 16, 366, 11)
 
 
-def battle_card_svg(view: BattleView) -> str:
-    """The card of a voted battle as a standalone SVG document."""
+def battle_card_png(view: BattleView) -> bytes:
+    """The card of a voted battle, as PNG bytes."""
+    from PIL import Image, ImageDraw  # noqa: PLC0415 - Pillow: the first card loads it, not setup
+
     vote = view.vote
     winner = WINNERS.get(vote.choice)
     prompt = view.turns[0].turn.prompt if view.turns else ""
-    title = f"Text battle: {view.revealed['left'].name} vs {view.revealed['right'].name}"
-    body = [
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#111827"/>',
-        _text(70, 90, "⚔ Arena · blind text battle", size=30, fill="#facc15", weight="bold"),
-        *(_text(70, 160 + 48 * i, line, size=38, fill="#f9fafb")
-          for i, line in enumerate(_lines(f"“{prompt}”"))),
-        *_side(view, Position.LEFT, 70, winner),
-        *_side(view, Position.RIGHT, 630, winner),
-        _text(70, 570, f"Verdict: {vote.get_choice_display()}", size=30, fill="#f9fafb",
-              weight="bold"),
-        _text(WIDTH - 70, 570, f"{view.message_count} message{pluralize(view.message_count)}",
-              size=26, fill="#9ca3af", anchor="end"),
-    ]
-    return (f'<svg xmlns="{SVG_NS}" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" '
-            f'height="{HEIGHT}" role="img" aria-labelledby="card-title" '
-            f'font-family="{escape(FONT, quote=True)}"><title id="card-title">{escape(title)}'
-            f'</title>{"".join(body)}</svg>')
+    image = Image.new("RGB", (WIDTH, HEIGHT), GROUND)
+    draw = ImageDraw.Draw(image)
+    _write(draw, (MARGIN, 90), "Arena · blind text battle", size=30, fill=GOLD, bold=True)
+    lines = wrap(f"“{card_text(prompt)}”", _font(PROMPT_SIZE), WIDTH - 2 * MARGIN, PROMPT_LINES)
+    for i, line in enumerate(lines):
+        _write(draw, (MARGIN, 160 + PROMPT_LEADING * i), line, size=PROMPT_SIZE, fill=INK)
+    for position in SIDES:
+        _side(draw, view, position, winner)
+    _write(draw, (MARGIN, 570), f"Verdict: {vote.get_choice_display()}", size=30, fill=INK,
+           bold=True)
+    _write(draw, (WIDTH - MARGIN, 570),
+           f"{view.message_count} message{pluralize(view.message_count)}", size=26, fill=MUTED,
+           anchor="rs")
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()

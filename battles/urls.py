@@ -16,7 +16,7 @@ urlpatterns = [
     path("<uuid:battle_id>/share", views.battle_share_form, name="share"),
     path("<uuid:battle_id>/share/revoke", views.battle_unshare_form, name="unshare"),
     path("shared/<str:token>/", views.shared_detail, name="shared"),
-    path("shared/<str:token>/card.svg", views.shared_card, name="shared_card"),
+    path("shared/<str:token>/card.png", views.shared_card, name="shared_card"),
     path("<uuid:battle_id>/controls", views.battle_controls, name="controls"),
     path("<uuid:battle_id>/responses/<uuid:response_id>", views.battle_side, name="side"),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -13,11 +14,15 @@ from arena.selectors import model_list_available
 from arena.sessions import session_key_for
 from arena.visitors import BATTLE_CREATE, BATTLE_WRITE, visitor_count, visitor_write
 from battles import selectors, services, sharing
-from battles.cards import battle_card_svg
+from battles.cards import battle_card_png
 from battles.models import Position
 
 TEMPLATE = "battles/battle.html"
 SHARED_TEMPLATE = "battles/shared.html"
+# A browser may keep the card this long. Private: a shared cache (the web process's own,
+# arena.edge, or a proxy) would go on serving it after the link is revoked; a link preview's
+# crawler fetches it once and keeps its own copy anyway.
+CARD_MAX_AGE = 300
 
 
 def _history_changed(response: HttpResponse) -> HttpResponse:
@@ -211,9 +216,10 @@ def shared_detail(request: HttpRequest, token: str):
 
 
 @require_GET
+@cache_control(private=True, max_age=CARD_MAX_AGE)
 def shared_card(request: HttpRequest, token: str):
-    """The shared battle's image card (the page's og:image)."""
-    return HttpResponse(battle_card_svg(_shared(token)), content_type="image/svg+xml")
+    """The shared battle's image card, a PNG (the page's og:image)."""
+    return HttpResponse(battle_card_png(_shared(token)), content_type="image/png")
 
 
 @require_POST

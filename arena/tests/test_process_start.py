@@ -28,14 +28,16 @@ def test_the_web_process_freezes_the_views_it_serves_out_of_the_collectors_sight
 LOADED = """
 import sys
 import arena.asgi
-print(" ".join(m for m in ("anthropic", "openai", "scipy.stats") if m in sys.modules) or "-")
+print(" ".join(m for m in ("anthropic", "openai", "scipy.stats", "PIL") if m in sys.modules)
+      or "-")
 """
 
 
 def test_the_web_process_does_not_load_the_provider_sdks_or_scipy_stats():
     """Workers call the models; a page reads a judgement's JSON (arena.llm.json_text) and the
     vote checks take a binomial tail from scipy.special. Loading anthropic, openai and
-    scipy.stats cost each daphne about 10 s of its 23 s start on this machine."""
+    scipy.stats cost each daphne about 10 s of its 23 s start on this machine. Pillow loads
+    with the first shared battle's card."""
     result = subprocess.run([sys.executable, "-c", LOADED], cwd=settings.BASE_DIR,
                             capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.split() == ["-"]
@@ -72,7 +74,7 @@ HEAVY_AT_SETUP = (
     "arena.urls", "arena.api", "battles.views", "leaderboard.pages",
     "arena.contests.flags", "arena.contests.integrity", "arena.availability",
     "leaderboard.scans", "leaderboard.runs", "leaderboard.ratings",
-    "redis", "markdown_it", "nh3", "rich",
+    "redis", "markdown_it", "nh3", "rich", "PIL",
 )
 
 SETUP = """

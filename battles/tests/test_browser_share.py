@@ -7,12 +7,14 @@ Every wait is Playwright's auto-waiting; nothing sleeps.
 
 from __future__ import annotations
 
+import io
 import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from battles.models import Response, Share, SupersededAnswer
 from battles.tests.test_browser import (
@@ -125,15 +127,18 @@ def test_regenerate_streams_new_answers_then_vote_share_and_open_the_public_link
             for position, text in shown.items():
                 expect(public.get_by_test_id(f"shared-{position}-1")).to_contain_text(text)
             card = public.locator('meta[property="og:image"]').get_attribute("content")
-            assert card == url + "card.svg"
+            assert card == url + "card.png"
+            assert public.locator('meta[name="twitter:image"]').get_attribute("content") == card
             expect(public.locator("button")).to_have_count(1)  # the theme switch alone
             shot(public, f"shared-page-{name}")
             if name == "desktop":
                 public.set_viewport_size({"width": 1200, "height": 630})
                 image = public.goto(card)
                 assert image.status == 200
-                assert image.headers["content-type"] == "image/svg+xml"
-                public.screenshot(path=str(SHOTS / "shared-card.png"))
+                assert image.headers["content-type"] == "image/png"
+                png = Image.open(io.BytesIO(image.body()))
+                assert (png.format, png.size) == ("PNG", (1200, 630))
+                (SHOTS / "shared-card.png").write_bytes(image.body())
             assert errors == []
         finally:
             fresh.close()
@@ -143,5 +148,7 @@ def test_regenerate_streams_new_answers_then_vote_share_and_open_the_public_link
     gone = page.context.browser.new_context()
     try:
         assert gone.new_page().goto(url).status == 404
+        # Asked of the site itself: a browser may keep the card a while (CARD_MAX_AGE).
+        assert gone.request.get(card).status == 404
     finally:
         gone.close()

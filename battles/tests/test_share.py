@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
+import io
 
 import pytest
 from django.test import Client
+from PIL import Image, ImageFont
 
 from arena.errors import RuleError
-from battles import selectors, sharing
-from battles.cards import battle_card_svg
-from battles.models import Position, Share
-from battles.tests.factories import answered_battle, vote_on
+from battles import cards, selectors, sharing
+from battles.models import Share
+from battles.tests.factories import AIModelFactory, answered_battle, vote_on
 
-SVG = "{http://www.w3.org/2000/svg}"
+GOLD, EDGE, GROUND = (250, 204, 21), (55, 65, 81), (17, 24, 39)
+LONG_NAME = "Mixture-of-Experts-Instruct-Preview-2026-10-01-Extended-Context-Edition " * 3
 
 
 def owner_client(client: Client) -> tuple[Client, str]:
@@ -23,10 +24,22 @@ def owner_client(client: Client) -> tuple[Client, str]:
     return client, session.session_key
 
 
-def shared_battle(**fields):
+def shared_battle(choice="left_better", **fields):
     battle = answered_battle(**fields)
-    vote_on(battle, choice="left_better")
+    vote_on(battle, choice=choice)
     return battle, sharing.battle_share(battle=battle)
+
+
+def card_of(battle) -> Image.Image:
+    view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
+    image = Image.open(io.BytesIO(cards.battle_card_png(view)))
+    assert (image.format, image.size) == ("PNG", (cards.WIDTH, cards.HEIGHT))
+    return image.convert("RGB")
+
+
+def untouched(image: Image.Image, box: tuple[int, int, int, int]) -> bool:
+    """Nothing is drawn in the box: every pixel is the card's background."""
+    return image.crop(box).getcolors() == [((box[2] - box[0]) * (box[3] - box[1]), GROUND)]
 
 
 @pytest.mark.django_db
@@ -60,22 +73,56 @@ class TestShareService:
         assert selectors.share_get(token=token) is None
 
 
+class TestCardText:
+    FONT = ImageFont.load_default(size=38)
+
+    def test_letters_the_font_lacks_are_folded_and_a_script_it_cannot_draw_is_one_ellipsis(
+            self):
+        assert cards.card_text("Café Straße — naïve Œuvre ×2") == "Cafe Strasse - naive OEuvre x2"
+        assert cards.card_text("“解释量子纠缠” in   simple\nterms 🙂") == "“…” in simple terms …"
+        assert cards.card_text("Объясни 光") == "…"
+        assert cards.card_text("请用简单的语言，举一个例子。好吗？ ok") == "…? ok"
+
+    def test_a_long_text_is_wrapped_to_the_width_and_cut_with_an_ellipsis(self):
+        text = "word " * 400 + "x" * 2000
+        lines = cards.wrap(text, self.FONT, 1060, 3)
+        assert len(lines) == 3 and lines[-1].endswith("…")
+        assert all(self.FONT.getlength(line) <= 1060 for line in lines)
+
+    def test_a_word_wider_than_a_line_is_broken_inside(self):
+        lines = cards.wrap("y" * 2000, self.FONT, 1060, 3)
+        assert len(lines) == 3 and lines[-1].endswith("…") and "".join(lines).startswith("yyy")
+        assert all(self.FONT.getlength(line) <= 1060 for line in lines)
+        assert cards.wrap("short", self.FONT, 1060, 3) == ["short"]
+        assert cards.clip("Mixture" * 50, self.FONT, 300).endswith("…")
+
+
 @pytest.mark.django_db
 class TestCard:
-    def test_the_card_names_both_models_and_marks_the_winner(self):
+    def test_the_card_is_a_1200_by_630_png_that_outlines_the_winner(self):
         battle, _ = shared_battle(prompt="Is <b>this</b> & that safe?")
-        view = selectors.battle_view(battle=selectors.battle_get(battle_id=battle.id))
-        svg = battle_card_svg(view)
-        root = ET.fromstring(svg)  # well-formed: the prompt's markup is escaped
-        assert root.tag == f"{SVG}svg" and root.get("width") == "1200"
-        texts = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
-        left = battle.model_in(battle.slot_at(Position.LEFT))
-        right = battle.model_in(battle.slot_at(Position.RIGHT))
-        assert left.name in texts and right.name in texts
-        assert "Is <b>this</b> & that safe?" in texts
-        assert "Verdict: Left is Better" in texts
-        winners = [r.get("data-side") for r in root.iter(f"{SVG}rect") if r.get("data-winner")]
-        assert winners == ["left"]
+        image = card_of(battle)
+        left, right = cards.SIDES["left"], cards.SIDES["right"]
+        assert image.getpixel((left + 2, 400)) == GOLD  # the chosen side's outline
+        assert image.getpixel((right + 1, 400)) == EDGE
+
+    def test_a_tie_outlines_neither_side(self):
+        battle, _ = shared_battle(choice="tie")
+        image = card_of(battle)
+        for x in cards.SIDES.values():
+            assert image.getpixel((x + 1, 400)) == EDGE
+
+    @pytest.mark.parametrize("prompt", ["Why? " * 400, "z" * 2000, "解释量子纠缠。" * 300,
+                                        "Объясни квантовую запутанность 🙂 " * 60])
+    def test_long_and_non_latin_text_stays_inside_its_boxes(self, prompt):
+        battle, _ = shared_battle(prompt=prompt, model_a=AIModelFactory(name=LONG_NAME),
+                                  model_b=AIModelFactory(name="模型" * 40,
+                                                         organization=LONG_NAME))
+        image = card_of(battle)
+        gap = cards.SIDES["right"] - 30
+        assert untouched(image, (cards.WIDTH - cards.MARGIN + 4, 100, cards.WIDTH, 320))
+        assert untouched(image, (gap, 330, gap + 20, 500))  # between the two sides
+        assert untouched(image, (0, 220, cards.MARGIN - 4, 320))
 
 
 @pytest.mark.django_db
@@ -101,7 +148,7 @@ class TestSharePages:
         box = client.post(f"/battle/{battle.id}/share").content.decode()
         token = Share.objects.get(battle=battle).token
         assert f'value="http://testserver/battle/shared/{token}/"' in box
-        assert f'src="http://testserver/battle/shared/{token}/card.svg"' in box
+        assert f'src="http://testserver/battle/shared/{token}/card.png"' in box
         assert client.post(f"/battle/{battle.id}/share").content.decode() == box
         assert f"/battle/shared/{token}/" in client.get(f"/battle/{battle.id}/").content.decode()
 
@@ -109,7 +156,7 @@ class TestSharePages:
         assert 'data-testid="share"' in gone and token not in gone
         assert client.post(f"/battle/{battle.id}/share/revoke").status_code == 404
         assert Client().get(f"/battle/shared/{token}/").status_code == 404
-        assert Client().get(f"/battle/shared/{token}/card.svg").status_code == 404
+        assert Client().get(f"/battle/shared/{token}/card.png").status_code == 404
 
     def test_the_public_page_shows_the_battle_read_only_with_its_card(self):
         battle, share = shared_battle(turns=2, prompt="Why is the sky blue?")
@@ -119,17 +166,25 @@ class TestSharePages:
         for text in ("Why is the sky blue?", "prompt 2", "answer a1", "answer b2",
                      battle.model_a.name, battle.model_b.name, "Left is Better"):
             assert text in html
-        card = f"http://testserver/battle/shared/{share.token}/card.svg"
-        assert f'<meta property="og:image" content="{card}">' in html
-        assert f'<meta name="twitter:image" content="{card}">' in html
+        card = f"http://testserver/battle/shared/{share.token}/card.png"
+        for meta in (f'<meta property="og:image" content="{card}">',
+                     '<meta property="og:image:type" content="image/png">',
+                     '<meta property="og:image:width" content="1200">',
+                     '<meta property="og:image:height" content="630">',
+                     '<meta name="twitter:card" content="summary_large_image">',
+                     f'<meta name="twitter:image" content="{card}">'):
+            assert meta in html
         # Read-only, and nothing leads from the link to the battle's own id.
         assert str(battle.id) not in html
         assert 'data-testid="share-box"' not in html and "hx-post" not in html
-        image = Client().get(f"/battle/shared/{share.token}/card.svg")
-        assert image.status_code == 200 and image["Content-Type"] == "image/svg+xml"
-        ET.fromstring(image.content)
+        image = Client().get(f"/battle/shared/{share.token}/card.png")
+        assert image.status_code == 200 and image["Content-Type"] == "image/png"
+        assert image["Cache-Control"] == "private, max-age=300"  # see CARD_MAX_AGE
+        png = Image.open(io.BytesIO(image.content))
+        assert (png.format, png.size) == ("PNG", (1200, 630))
+        png.load()  # decodes whole
 
     def test_an_unknown_link_is_404(self):
         shared_battle()
         assert Client().get("/battle/shared/not-a-token/").status_code == 404
-        assert Client().get("/battle/shared/not-a-token/card.svg").status_code == 404
+        assert Client().get("/battle/shared/not-a-token/card.png").status_code == 404

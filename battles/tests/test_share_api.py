@@ -113,7 +113,7 @@ class TestShareApi:
         token = body["url"].rstrip("/").rsplit("/", 1)[-1]
         assert body == {"battle_id": str(battle.id),
                         "url": f"http://testserver/battle/shared/{token}/",
-                        "image_url": f"http://testserver/battle/shared/{token}/card.svg"}
+                        "image_url": f"http://testserver/battle/shared/{token}/card.png"}
         assert post(client, f"/api/battles/{battle.id}/share").json() == body  # pressed twice
 
         public = Client().get(f"/api/shares/{token}")  # a visitor with no session at all
@@ -127,10 +127,13 @@ class TestShareApi:
         assert {r["text"] for r in data["messages"][0]["responses"]} == {"answer a1",
                                                                          "answer b1"}
         assert str(battle.id) not in public.content.decode()
+        card = Client().get(body["image_url"])
+        assert card.status_code == 200 and card["Content-Type"] == "image/png"
 
         revoked = client.delete(f"/api/battles/{battle.id}/share")
         assert revoked.status_code == 204
         assert Client().get(f"/api/shares/{token}").json() == {"detail": SHARE_LINK_NOT_FOUND}
+        assert Client().get(body["image_url"]).status_code == 404
         again = client.delete(f"/api/battles/{battle.id}/share")
         assert again.status_code == 404
         assert again.json() == {"detail": sharing.SHARE_NOT_FOUND}
