@@ -343,10 +343,17 @@ class StreamConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         # Joined first, snapshot second: nothing published after the join is missed.
+        await self.joined()
         for stream_id, meta in streams:
             snapshot = await read_snapshot(stream_id)
             if snapshot is not None:
                 await self.send_json({"event": "snapshot", **meta, **snapshot})
+
+    async def joined(self) -> None:
+        """Send the mode's own opening state, if it has one: called once the group is joined
+        and before the snapshots, so whatever it reads now is as new as anything published
+        from here on (read it here, not in :meth:`authorize`, which runs before the join: an
+        event published in between would be lost and the state sent stale)."""
 
     async def disconnect(self, code):
         if self.group:

@@ -254,7 +254,8 @@ def list_debates(request: HttpRequest, filters: Query[DebateListQuery]):
 @router.get("/debates/usage", response={200: UsageOut, **errors(422, 429)})
 def debate_usage(request: HttpRequest, filters: Query[UsageQuery]):
     """Token usage per kind of debate (seed 004), by category or by rounds, over completed
-    debates: one row per kind, then ``all``."""
+    debates counted in whole batches of ``min_debates`` (so one debate ending does not move
+    the figures): one row per kind, then ``all``."""
     visitor_count(request, DEBATE_API, write=False)
     rows = usage.debate_usage(by=filters.by)
     return {"by": filters.by, "min_debates": usage.USAGE_MIN_DEBATES, "rows": [

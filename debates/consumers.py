@@ -1,27 +1,31 @@
 """The debate socket: speeches as they are written and every committed step, for anyone who
-may see the debate. Only positions and rounds travel, never a model. On connecting, a
-``progress`` message says where the debate stands (``currentRound``, ``currentSpeaker``)."""
+may see the debate. Only positions and rounds travel, never a model. On connecting, the first
+message is a ``progress`` that says where the debate stands (``currentRound``,
+``currentSpeaker``), read once the group is joined: a step committed while connecting is then
+either in it or announced after it as ``changed``, never lost in between."""
 
 from __future__ import annotations
 
+from channels.db import database_sync_to_async
+
 from arena.streaming import StreamConsumer
-from debates.progress import progress_of
+from debates.progress import debate_progress
 from debates.selectors import debate_streaming_steps, debate_visible
 from debates.streams import debate_group, step_meta
 
 
 class DebateConsumer(StreamConsumer):
-    progress: dict | None = None
+    debate_id = None
 
     def authorize(self, *, session_key, debate_id):
         debate = debate_visible(debate_id=debate_id)
         if debate is None:
             return None
-        self.progress = progress_of(debate, list(debate.steps.all())).as_json()
+        self.debate_id = debate.pk
         return debate_group(debate.pk), [(str(s.pk), step_meta(s))
                                          for s in debate_streaming_steps(debate=debate)]
 
-    async def connect(self):
-        await super().connect()
-        if self.group:
-            await self.send_json({"event": "progress", **self.progress})
+    async def joined(self) -> None:
+        progress = await database_sync_to_async(debate_progress)(debate_id=self.debate_id)
+        if progress is not None:
+            await self.send_json({"event": "progress", **progress.as_json()})

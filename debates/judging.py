@@ -7,7 +7,9 @@ The seed asks for a justification of 100 words or more. The schema says so to th
 ``description``), but does not enforce it as a length: a grammar-bound model that runs short
 would then give no verdict at all. Instead a verdict whose justification is under
 ``MIN_JUSTIFICATION_WORDS`` is asked for again, with the count stated, up to
-``MAX_SHORT_REASKS`` times; if it is still short, the last verdict is kept and marked short
+``MAX_SHORT_REASKS`` times. A re-ask asks for words, not a second opinion: the first verdict
+(winner, scores, fallacies) stands, and only a longer justification is taken from a re-ask. If
+it is still short after the last, the longest is kept and marked short
 (``justification_short``), and the page and the API say so.
 """
 
@@ -127,6 +129,14 @@ class JudgeResult:
         self.justification = data["justification"].strip()
         self.fallacies, self.error = data["flagged_fallacies"], ""
 
+    def take_longer_justification(self, data: dict) -> None:
+        """A re-ask's reply: only its justification, and only if longer than the one held.
+        The verdict (winner, scores, fallacies) stays the first one's: the re-ask asked for
+        words, not for a second opinion, and the page says the verdict stands."""
+        text = data["justification"].strip()
+        if words(text) > words(self.justification):
+            self.justification = text
+
     def count(self, usage) -> None:
         if usage is not None:
             self.tokens += usage.input_tokens + usage.output_tokens
@@ -179,25 +189,28 @@ async def judge_once(endpoint: ModelEndpoint, motion: str, speeches: list[Speech
 
 async def _lengthen(endpoint: ModelEndpoint, messages: list, answer: str,
                     result: JudgeResult) -> None:
-    """Ask again while the justification is short; a re-ask that fails keeps the verdict
-    in hand. Still short after the last: kept and marked."""
+    """Ask again while the justification is short. A re-ask changes only the justification,
+    and only to a longer one: the first verdict (winner, scores, fallacies) stands, and a
+    re-ask that fails or comes back shorter keeps what is in hand. Still short after the
+    last: the longest is kept and marked."""
+    answered = words(result.justification)  # in the answer shown back to the judge
     while words(result.justification) < MIN_JUSTIFICATION_WORDS:
         if result.reasks == MAX_SHORT_REASKS:
             result.justification_short = True
             return
         result.reasks += 1
-        messages = [*messages, {"role": "assistant", "content": answer},
-                    {"role": "user",
-                     "content": SHORT_REASK.format(words=words(result.justification),
-                                                   least=MIN_JUSTIFICATION_WORDS)}]
+        asked = [*messages, {"role": "assistant", "content": answer},
+                 {"role": "user",
+                  "content": SHORT_REASK.format(words=answered, least=MIN_JUSTIFICATION_WORDS)}]
         try:
-            reply = await complete_json(endpoint, messages, VERDICT_SCHEMA, name="verdict")
+            reply = await complete_json(endpoint, asked, VERDICT_SCHEMA, name="verdict")
         except LLMError as exc:
             result.count(getattr(exc, "completion", None))
-            continue
+            continue  # the same conversation is asked again, not one with the exchange twice
+        messages = asked
         result.count(reply.completion)
-        result.take(reply.data)
-        answer = reply.completion.text
+        result.take_longer_justification(reply.data)
+        answer, answered = reply.completion.text, words(reply.data["justification"])
 
 
 async def judge_both_orders(endpoint: ModelEndpoint, motion: str, speeches: list[Speech],

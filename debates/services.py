@@ -62,8 +62,8 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
     """Start a debate; every problem with the configuration is named in one 400.
     ``listed`` None: a library topic is listed, a motion the person wrote is not (what people
     type is listed to others only when they say so).
-    ``calibration``: ``(weak side, handicap, planted claims)`` (:mod:`debates.calibration`;
-    unlisted unless ``listed`` says otherwise, as the crowd's calibration does)."""
+    ``calibration``: ``(weak side, handicap, planted claims)`` (:mod:`debates.calibration`);
+    unlisted whatever the topic unless ``listed`` is True, as the crowd's calibration asks."""
     rng = rng or random.SystemRandom()
     problems: list[str] = []
     if not MIN_ROUNDS <= rounds <= MAX_ROUNDS:
@@ -83,7 +83,7 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
     check_spend([first, second])
     judge = choose_judge(first, second, available)
     if listed is None:
-        listed = motion is None
+        listed = motion is None and calibration is None
     with transaction.atomic():
         if topic.pk is None or topic._state.adding:
             topic.save()

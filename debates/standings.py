@@ -6,6 +6,13 @@ and the judge disagree about it more than the uncertainty explains), its debates
 by the judge's verdicts and the average factuality of its speeches. Per debate, the
 controversial ones are those whose crowd majority went against the judge. Under them, the
 token usage per kind of debate (:mod:`debates.usage`).
+
+Every figure here counts completed debates only, and no calibration debate (``handicapped``
+set: one side told to argue badly or to state a planted false claim, which would drag its
+model's figures). A running debate's speeches are left out because the figures are public
+while it is blind: a viewer polling ``GET /api/leaderboard`` during a live debate would see
+which model's average moved with the speech just fact-checked. The average factuality is
+shown to ``FACTUALITY_DIGITS`` decimals, which is all a reader needs of it.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from leaderboard.ratings.glicko2 import DEFAULT_RATING, DEFAULT_RD
 CONTROVERSY_FLAG = 2.0
 Z95 = 1.959963984540054
 TEMPLATE = "debates/standings.html"
+FACTUALITY_DIGITS = 3
 
 
 @dataclass(frozen=True)
@@ -59,10 +67,15 @@ def _board_ratings(board: str) -> dict[str, tuple[str, float, float, float | Non
                 "subject", "name", "rating", "ci_upper", "volatility")}
 
 
+def _counted_debates():
+    """The debates the public figures count: completed, and not calibration runs."""
+    return Debate.objects.filter(status=DebateStatus.COMPLETED, handicapped="")
+
+
 def _model_counts() -> dict[str, dict]:
     """Completed debates, judged wins and judged debates per model."""
     counts: dict[str, dict] = {}
-    done = Debate.objects.filter(status=DebateStatus.COMPLETED)
+    done = _counted_debates()
     for side in ("a", "b"):
         rows = done.values(f"model_{side}_id").annotate(
             n=Count("pk"), judged=Count("pk", filter=~Q(ai_outcome="")),
@@ -79,8 +92,10 @@ def _model_counts() -> dict[str, dict]:
 def debate_standings() -> list[Standing]:
     crowd, ai = _board_ratings("debate-crowd"), _board_ratings("debate-ai")
     counts = _model_counts()
-    factuality = dict(DebateTurn.objects.filter(factuality__isnull=False).values(
-        "speaker_id").annotate(f=Avg("factuality")).values_list("speaker_id", "f"))
+    factuality = {speaker: round(f, FACTUALITY_DIGITS) for speaker, f in DebateTurn.objects
+                  .filter(factuality__isnull=False, debate__in=_counted_debates())
+                  .values("speaker_id").annotate(f=Avg("factuality"))
+                  .values_list("speaker_id", "f")}
     subjects = set(crowd) | set(ai) | set(counts)
     rows = []
     for subject in subjects:

@@ -10,13 +10,24 @@ out from the others either: while the withheld kinds of a grouping hold fewer th
 ``USAGE_MIN_DEBATES`` debates between them, the smallest shown kinds are withheld too, and
 the total is shown only over at least that many debates; what a difference of rows can
 reveal is then a sum over that many debates at least.
+
+That holds within one reading; across readings, the figures move in batches. They count the
+first ``USAGE_MIN_DEBATES`` × k debates in the order they completed (k as large as there
+are), so the total moves by ``USAGE_MIN_DEBATES`` debates at once, never by one: a viewer who
+reads the figures before and after a debate they watched ends learns the sum of a batch, not
+that debate's tokens. Per kind, a batch can still add a single debate to a row (one
+Environment debate among the five); what that reveals is a sum over both sides in tokens, and
+only to someone who also knows which debate of that kind completed inside the batch, which
+the other debates of the batch, unlisted ones included, blur. Batching each kind on its own
+would close that too, at the price of rows that each lag by up to four debates.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, F, Sum
+from django.db.models import Count, F, Q, Sum
+from django.db.models.functions import Coalesce
 
 from arena.errors import RuleError
 from debates.models import Debate, DebateStatus
@@ -55,7 +66,7 @@ def debate_usage(*, by: str) -> list[UsageRow]:
     """One row per kind (most debates first), then the total over every kind as ``all``."""
     if by not in USAGE_BY:
         raise RuleError(BAD_USAGE_BY.format(value=str(by)[:40]), status=422)
-    grouped = (Debate.objects.filter(status=DebateStatus.COMPLETED, handicapped="")
+    grouped = (_counted()
                .values(kind=F(_GROUP_FIELD[by]))
                .annotate(n=Count("pk"), debater=Sum(F("tokens_a") + F("tokens_b")),
                          judging=Sum("tokens_judging"))
@@ -65,6 +76,21 @@ def debate_usage(*, by: str) -> list[UsageRow]:
     total = UsageRow("all", "All debates", sum(r.debates for r in rows),
                      sum(r.debater_tokens for r in rows), sum(r.judging_tokens for r in rows))
     return [*_suppressed(rows), total if total.debates >= USAGE_MIN_DEBATES else total.hidden()]
+
+
+def _counted():
+    """Completed debates (calibration runs left out) up to the last whole batch of
+    ``USAGE_MIN_DEBATES``, in the order they completed."""
+    done = (Debate.objects.filter(status=DebateStatus.COMPLETED, handicapped="")
+            # a row written completed without the time (by hand, or before it was kept)
+            .annotate(done_at=Coalesce("completed_at", "created_at")))
+    total = done.count()
+    batched = total - total % USAGE_MIN_DEBATES
+    if not batched:
+        return done.none()
+    last = done.order_by("done_at", "pk").values_list("done_at", "pk")[batched - 1]
+    # Up to the batch's last debate in the same order (done_at, then pk on a tie).
+    return done.filter(Q(done_at__lt=last[0]) | Q(done_at=last[0], pk__lte=last[1]))
 
 
 def _suppressed(rows: list[UsageRow]) -> list[UsageRow]:

@@ -6,6 +6,8 @@ import pytest
 from django.test import Client
 
 from arena.models import AIModel, ProviderKind
+from debates.models import Debate, DebateStatus, DebateTurn
+from debates.standings import debate_standings
 from debates.tests.debate_support import completed_debate, debate_row
 from leaderboard.models import RunTrigger
 from leaderboard.pages.selectors import BAD_SORT, NO_METRIC
@@ -76,6 +78,41 @@ def test_the_debate_figures_are_in_the_api_and_sort(rated):
     assert [e["model_id"] for e in by_facts["leaderboard"]] == ["row-c", "row-b", "row-a"]
     _status, by_facts = api(include_provisional="true", sort="factuality")
     assert [e["model_id"] for e in by_facts["leaderboard"]] == ["row-a", "row-b", "row-c"]
+
+
+def factuality_of(model_id: str):
+    _status, data = api(include_provisional="true")
+    return {e["model_id"]: e["avg_factuality"] for e in data["leaderboard"]}[model_id]
+
+
+def test_a_running_debates_speech_does_not_move_the_average_factuality(rated):
+    # A viewer polling the API during a live debate must not see whose average moved.
+    running = Debate.objects.get(status=DebateStatus.IN_PROGRESS)
+    DebateTurn.objects.create(debate=running, round=1, position="con",
+                              speaker=running.model_a, speech="A reply.", factuality=0.0)
+    assert factuality_of("row-a") == pytest.approx(0.9)
+
+
+def test_a_calibration_debate_is_not_counted(rated):
+    template = Debate.objects.get(status=DebateStatus.IN_PROGRESS)
+    a, b = template.model_a, template.model_b
+    before = {s.subject: s.debates for s in debate_standings()}
+    completed_debate(template, a, b, ai="con", crowd="con", factuality=(0.0, 0.0),
+                     handicapped="pro", handicap="false_claims")
+    assert factuality_of("row-a") == pytest.approx(0.9)
+    assert factuality_of("row-b") == pytest.approx(0.5)
+    after = {s.subject: (s.debates, s.win_rate) for s in debate_standings()}
+    assert after["row-a"] == (before["row-a"], 1.0)  # not one more debate, not a loss
+    assert after["row-b"][0] == before["row-b"]
+
+
+def test_the_average_factuality_is_rounded(rated):
+    template = Debate.objects.get(status=DebateStatus.IN_PROGRESS)
+    c = AIModel.objects.get(slug="row-c")
+    completed_debate(template, template.model_b, c, ai="tie", crowd="tie",
+                     factuality=(0.0, 0.2))
+    # row-b: six speeches at 0.5 and one at 0 -> 3/7, shown to three decimals
+    assert factuality_of("row-b") == 0.429
 
 
 def test_a_debate_sort_is_refused_where_it_means_nothing(rated):

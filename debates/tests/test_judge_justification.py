@@ -1,6 +1,8 @@
 """Seed 004's judge justification of 100 words or more: in the verdict's schema, asked for
 again when short (at most MAX_SHORT_REASKS times), and kept and marked when still short."""
 
+import json
+
 import pytest
 from django.db import transaction
 from django.test import Client
@@ -15,7 +17,7 @@ from debates.judging import (
     judge_once,
 )
 from debates.models import JudgeEvaluation
-from debates.tests.debate_support import DebateScript, debate_row, justification
+from debates.tests.debate_support import DebateScript, debate_row, judge_reply, justification
 from debates.verdicts import debate_record_verdicts
 
 SPEECHES = [Speech(1, "pro", "Cars poison the air."), Speech(1, "con", "Shops need cars.")]
@@ -84,3 +86,25 @@ def test_the_api_and_the_page_say_a_justification_is_short():
     assert html.count('data-testid="justification-short"') == 1
     assert "50 words, under the 100 asked for, even after the judge was asked 2 more times" \
         in html
+
+
+async def test_a_re_ask_keeps_the_first_verdict_and_only_a_longer_justification(fake_openai):
+    # The re-ask is for words: a reply naming another winner (and other scores) must not
+    # change the verdict, and a later, shorter reply must not lose the longer justification.
+    replies = [judge_reply("pro", 30),
+               json.dumps({"winner": "con",
+                           "scores": {"logical_coherence": 2, "rebuttal_strength": 2,
+                                      "factuality": 2},
+                           "justification": justification("con", 60),
+                           "flagged_fallacies": []}),
+               judge_reply("tie", 40)]
+    fake_openai.reply_text = lambda request: replies.pop(0)
+    result = await judge_once(fake_openai.endpoint("judge"), "Ban cars", SPEECHES, [],
+                              "pro_first")
+    assert result.reasks == MAX_SHORT_REASKS and result.justification_short
+    assert result.winner == "pro"  # the verdict stands
+    assert result.scores == {"logical_coherence": 7, "rebuttal_strength": 6, "factuality": 8}
+    assert result.fallacies == [{"speaker": "con", "fallacy": "strawman", "quote": "X"}]
+    assert result.justification == justification("con", 60)  # the longest, not the last
+    last = judge_requests(fake_openai)[-1].body["messages"]
+    assert last[-1]["content"] == SHORT_REASK.format(words=60, least=MIN_JUSTIFICATION_WORDS)

@@ -1,12 +1,17 @@
 """Seed 004's currentRound and currentSpeaker: in the debate JSON, on the page and in the
 stream, moving as the debate's steps do."""
 
+import asyncio
+
 import pytest
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from arena.asgi import application
 from arena.steps import StepStatus
+from debates.consumers import DebateConsumer
 from debates.models import DebateStatus, DebateStep, StepKind
 from debates.progress import Progress, debate_progress
 from debates.streams import announce_debate, debate_group
@@ -64,6 +69,10 @@ def test_the_page_shows_them():
     assert "Round 2 of 3 · <strong>CON</strong> speaking" in html
 
 
+async def receive_within(layer, channel, timeout: float = 10):
+    return await asyncio.wait_for(layer.receive(channel), timeout=timeout)
+
+
 def test_every_announcement_carries_them(django_capture_on_commit_callbacks):
     debate = debate_row(rounds=2)
     step(debate, StepKind.TURN, 2, "pro", StepStatus.PENDING)
@@ -73,7 +82,9 @@ def test_every_announcement_carries_them(django_capture_on_commit_callbacks):
     try:
         with django_capture_on_commit_callbacks(execute=True):
             announce_debate(debate.pk, crowd=True)
-        message = async_to_sync(layer.receive)(channel)["message"]
+        # A ceiling, not a synchronisation: the announcement is already sent on commit, and
+        # a missing one fails here instead of hanging the run.
+        message = async_to_sync(receive_within)(layer, channel)["message"]
     finally:
         async_to_sync(layer.group_discard)(debate_group(debate.pk), channel)
     assert message == {"event": "changed", "crowd": True, "currentRound": 2,
@@ -89,3 +100,30 @@ def test_an_ended_debates_page_keeps_them_but_says_nothing_more():
     assert read(debate) == (1, None)
     html = Client().get(f"/debates/{debate.pk}/").content.decode()
     assert 'data-current-round="1" data-current-speaker="" data-rounds="1" hidden>' in html
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_first_message_on_connecting_is_the_progress_as_of_the_join(monkeypatch):
+    debate = await sync_to_async(debate_row)(rounds=2)
+    await sync_to_async(step)(debate, StepKind.TURN, 1, "pro")
+    # A step committed after the link is checked and before the group is joined: its
+    # ``changed`` reaches nobody, so the progress sent on connecting must be read after the
+    # join. Wrapping authorize is the one way to land a commit in that gap every time.
+    authorize = DebateConsumer.authorize
+
+    def authorize_then_a_step_commits(self, **route):
+        allowed = authorize(self, **route)
+        step(debate, StepKind.TURN, 1, "con", StepStatus.RUNNING)
+        return allowed
+
+    monkeypatch.setattr(DebateConsumer, "authorize", authorize_then_a_step_commits)
+    communicator = WebsocketCommunicator(
+        application, f"/ws/debates/{debate.pk}/",
+        headers=[(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")])
+    connected, _ = await communicator.connect()
+    try:
+        assert connected
+        first = await communicator.receive_json_from(timeout=10)
+    finally:
+        await communicator.disconnect()
+    assert first == {"event": "progress", "currentRound": 1, "currentSpeaker": "con"}

@@ -153,6 +153,19 @@ class TestWholeDebate:
         assert con.tags_missing and con.speech == "I just talk without any tags. It is fine."
 
 
+class TestListing:
+    def test_a_calibration_debate_on_a_library_topic_is_unlisted_unless_listed_is_true(
+            self, debate_setup):
+        # A calibration debate has a side told to argue badly: /debates/ shows it only when
+        # asked to, as the crowd's calibration asks; a library topic alone does not list it.
+        calibration = ("con", "false_claims", [FALSE_CLAIM])
+        quiet = start(debate_setup, calibration=calibration)
+        loud = start(debate_setup, calibration=calibration, listed=True)
+        plain = start(debate_setup)
+        assert (quiet.is_listed, loud.is_listed, plain.is_listed) == (False, True, True)
+        assert quiet.handicapped == loud.handicapped == "con"
+
+
 class TestStrictMode:
     def test_a_false_claim_sends_the_turn_back_once_and_keeps_the_first_version(
             self, debate_setup):
