@@ -6,7 +6,9 @@ A source is one leaderboard board's outcomes as published rows. ``rows(until)`` 
 first, one dict per counted outcome created before ``until`` with the keys of
 :data:`releases.schema.COLUMNS` it knows (the others are left empty): the pair and the winner
 exactly as the board rates them, so that ``manage.py rate --board NAME`` on a release
-reproduces the board. A row's ``conversation_a`` and ``conversation_b`` are lists of
+reproduces the board. A row's ``id`` and ``contest_id`` are the vote's and the contest's own
+primary keys: the release publishes them only as opaque keys (:mod:`releases.identifiers`).
+A row's ``conversation_a`` and ``conversation_b`` are lists of
 ``{"role", "content"}`` messages, given only when the voter ticked "my prompts and answers may
 be published" (``publish_text``); the release redacts them. ``removed(until)`` counts the
 outcomes left out, by reason, for the datasheet.

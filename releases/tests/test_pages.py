@@ -6,10 +6,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
+from django.utils import timezone
 
 from battles.tests.factories import vote_on
 from leaderboard.models import RunTrigger
@@ -115,13 +117,16 @@ def test_the_leaderboard_links_the_release_holding_its_runs_votes(client):
     assert "--board text --until" in html
 
 
-def test_the_command_writes_once_per_date_and_refuses_a_bad_date():
-    out = io.StringIO()
-    call_command("release_data", stdout=out)
-    assert "0 votes, written to" in out.getvalue()
-    again = io.StringIO()
-    call_command("release_data", stdout=again)
-    assert "already released" in again.getvalue()
+def test_the_command_writes_a_past_day_once_today_again_and_refuses_a_bad_date():
+    yesterday = (timezone.now() - timedelta(days=1)).date().isoformat()
+    outputs = []
+    for args in (("--date", yesterday), ("--date", yesterday), (), ()):
+        out = io.StringIO()
+        call_command("release_data", *args, stdout=out)
+        outputs.append(out.getvalue())
+    assert "0 votes, written to" in outputs[0]
+    assert "already released" in outputs[1]  # a complete day stays as it is
+    assert "written to" in outputs[2] and "written to" in outputs[3]  # today: still partial
     with pytest.raises(CommandError) as caught:
         call_command("release_data", "--date", "26/11/2026", stdout=io.StringIO())
     assert str(caught.value) == BAD_DATE.format(value="26/11/2026")
