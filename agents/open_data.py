@@ -7,20 +7,36 @@ from __future__ import annotations
 from agents.models import AgentConversation, AgentVote
 from releases.sources import Source, register_source, removed_by_reason
 
+CHUNK = 2_000
+
 
 def agent_release_rows(until):
     votes = (AgentVote.objects.filter(counts_for_rating=True, created_at__lt=until)
              .select_related("battle__config_a", "battle__config_b").order_by("created_at", "pk"))
-    for vote in votes.iterator(chunk_size=2_000):
+    batch = []
+    for vote in votes.iterator(chunk_size=CHUNK):
+        batch.append(vote)
+        if len(batch) == CHUNK:
+            yield from _rows(batch)
+            batch = []
+    yield from _rows(batch)
+
+
+def _rows(votes: list[AgentVote]):
+    """The rows of a batch of votes, with their battles' calls read in one query."""
+    calls: dict = {}
+    for call in AgentConversation.objects.filter(battle_id__in=[v.battle_id for v in votes]):
+        calls.setdefault(call.battle_id, {})[call.agent_label] = call
+    for vote in votes:
         battle = vote.battle
-        calls = {c.agent_label: c for c in AgentConversation.objects.filter(battle=battle)}
+        labelled = calls.get(battle.pk, {})
         row = {"id": vote.pk, "contest_id": battle.pk, "model_a": battle.config_a.slug,
                "model_b": battle.config_b.slug, "winner": vote.winner,
                "created_at": vote.created_at, "publish_text": vote.publish_text,
-               "turns": max((c.total_turns for c in calls.values()), default=0)}
+               "turns": max((c.total_turns for c in labelled.values()), default=0)}
         if vote.publish_text:
             for label in ("a", "b"):
-                call = calls.get(label)
+                call = labelled.get(label)
                 row[f"conversation_{label}"] = [
                     {"role": "user" if t.get("role") == "user" else "assistant",
                      "content": t.get("text", "")}

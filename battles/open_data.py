@@ -68,4 +68,5 @@ def text_release_removed(until) -> dict[str, int]:
 
 TEXT_SOURCE = register_source(Source(
     board="text", mode="battle", rows=text_release_rows, removed=text_release_removed,
-    note="Bradley–Terry (sandwich intervals), with style control and category boards"))
+    note="Bradley–Terry (sandwich intervals), with style control and category boards",
+    reproduces=("text",)))

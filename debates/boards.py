@@ -15,7 +15,7 @@ from debates.signals import debate_verdict_recorded
 from leaderboard.boards import Board, register_board
 
 
-def _counted(field: str):
+def counted_debates(field: str):
     """Debates with a result on this board (calibration debates never count). A crowd
     result does not count when the debate named a model (as a battle vote does not): its
     voters may have known who was who."""
@@ -26,10 +26,14 @@ def _counted(field: str):
     return debates.annotate(winner=F(field))
 
 
+
+_counted = counted_debates  # the former name, still used by debates' own tests
+
+
 def _board(name: str, field: str, verdict: str, title: str, description: str, order: int):
     """A board of one ``verdict`` (the ``kind`` of debate_verdict_recorded's sends that
     concern it), read from the debates' ``field``."""
-    counted = _counted(field)
+    counted = counted_debates(field)
 
     def outcome_from_signal(*, debate: Debate, kind: str = "", **_kwargs):
         value = getattr(debate, field)

@@ -1,14 +1,17 @@
 """What a data release publishes of debates: each counted crowd vote (pro, con or tie) of a
-finished debate on the ``debate-crowd`` board, as a result between the debate's two models,
-with the motion and each side's speeches when the voter let them be published and the debate
-is listed. A debate still running is left out: its other viewers are still blind."""
+debate finished by the release's cut on the ``debate-crowd`` board, as a result between the
+debate's two models, with the motion and each side's speeches when the voter let them be
+published and the debate is listed. A debate still running at the cut is left out: its other
+viewers were still blind. Debates are picked by when they ended, not by their status now, so
+a past date built again holds the same debates."""
 
 from __future__ import annotations
 
-from debates.boards import _counted
-from debates.models import CrowdChoice, CrowdVote, DebateStatus, DebateTurn, Position
+from debates.boards import counted_debates
+from debates.models import CrowdChoice, CrowdVote, DebateTurn, Position
 from releases.sources import Source, register_source, removed_by_reason
 
+CHUNK = 2_000
 STILL_RUNNING = "the debate was still running (its viewers are blind)"
 NOT_ON_BOARD = "the debate does not count on the board"
 
@@ -18,10 +21,26 @@ def _votes(until):
 
 
 def crowd_release_rows(until):
-    votes = (_votes(until).filter(counts_for_rating=True, debate__status=DebateStatus.COMPLETED,
-                                  debate__in=_counted("crowd_outcome"))
+    votes = (_votes(until).filter(counts_for_rating=True, debate__completed_at__lte=until,
+                                  debate__in=counted_debates("crowd_outcome"))
              .select_related("debate__topic").order_by("created_at", "pk"))
-    for vote in votes.iterator(chunk_size=2_000):
+    batch = []
+    for vote in votes.iterator(chunk_size=CHUNK):
+        batch.append(vote)
+        if len(batch) == CHUNK:
+            yield from _rows(batch)
+            batch = []
+    yield from _rows(batch)
+
+
+def _rows(votes: list[CrowdVote]):
+    published = {v.debate_id for v in votes if v.publish_text and v.debate.is_listed}
+    speeches: dict = {}
+    for debate_id, position, speech in (
+            DebateTurn.objects.filter(debate_id__in=published)
+            .order_by("round", "created_at").values_list("debate_id", "position", "speech")):
+        speeches.setdefault(debate_id, []).append((position, speech))
+    for vote in votes:
         debate = vote.debate
         pro_is_a = debate.model_a_position == Position.PRO
         winner = {CrowdChoice.PRO: "model_a" if pro_is_a else "model_b",
@@ -30,19 +49,14 @@ def crowd_release_rows(until):
                "model_b": debate.model_b_id, "winner": winner, "created_at": vote.created_at,
                "turns": debate.rounds, "publish_text": vote.publish_text and debate.is_listed}
         if row["publish_text"]:
-            speeches = _speeches(debate)
             for side, position in (("a", debate.model_a_position),
                                    ("b", Position.CON if pro_is_a else Position.PRO)):
                 row[f"conversation_{side}"] = [
                     {"role": "user", "content": f"Motion ({position}): {debate.topic.motion}"},
                     *({"role": "assistant", "content": speech}
-                      for turn_position, speech in speeches if turn_position == position)]
+                      for turn_position, speech in speeches.get(debate.pk, [])
+                      if turn_position == position)]
         yield row
-
-
-def _speeches(debate) -> list[tuple[str, str]]:
-    return list(DebateTurn.objects.filter(debate=debate).order_by("round", "created_at")
-                .values_list("position", "speech"))
 
 
 def crowd_release_removed(until) -> dict[str, int]:
@@ -50,9 +64,9 @@ def crowd_release_removed(until) -> dict[str, int]:
     removed = removed_by_reason(votes.filter(counts_for_rating=False)
                                 .values_list("exclusion_reason", flat=True))
     counted = votes.filter(counts_for_rating=True)
-    running = counted.exclude(debate__status=DebateStatus.COMPLETED).count()
-    off_board = (counted.filter(debate__status=DebateStatus.COMPLETED)
-                 .exclude(debate__in=_counted("crowd_outcome")).count())
+    ended = counted.filter(debate__completed_at__lte=until)
+    running = counted.count() - ended.count()
+    off_board = ended.exclude(debate__in=counted_debates("crowd_outcome")).count()
     return removed | {STILL_RUNNING: running, NOT_ON_BOARD: off_board}
 
 

@@ -15,14 +15,14 @@ from panels.models import Panel, PanelOutcome, PanelStatus
 from panels.signals import panel_outcome_recorded
 
 
-def _counted():
+def counted_outcomes():
     outcomes = PanelOutcome.objects.all()
     if not settings.ARENA_PANEL_BOARD_SELF_VOTES:
         outcomes = outcomes.filter(is_self_vote=False)
     return outcomes
 
 
-def _left_out():
+def left_out_outcomes():
     """The outcomes the self-vote setting leaves out."""
     if settings.ARENA_PANEL_BOARD_SELF_VOTES:
         return PanelOutcome.objects.none()
@@ -37,7 +37,7 @@ def outcome_from_signal(*, outcome: PanelOutcome, **_kwargs):
 
 PANEL_BOARD = register_board(
     Board.from_queryset(
-        _counted,
+        counted_outcomes,
         name="panel",
         title="Panel (AI-judged)",
         description=(
@@ -47,7 +47,7 @@ PANEL_BOARD = register_board(
         ),
         primary_method="bt",
         contests=Panel.objects.filter(status=PanelStatus.DONE),
-        uncounted=_left_out,
+        uncounted=left_out_outcomes,
         export={"judge": "judge_id", "is_self_vote": "is_self_vote", "panel_id": "panel_id"},
         signal=panel_outcome_recorded,
         outcome_from_signal=outcome_from_signal,

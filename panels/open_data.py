@@ -4,7 +4,7 @@ board. No text: nobody voted, so nobody could let a question be published."""
 
 from __future__ import annotations
 
-from panels.boards import _counted, _left_out
+from panels.boards import counted_outcomes, left_out_outcomes
 from panels.models import PanelStatus
 from releases.sources import Source, register_source
 
@@ -13,7 +13,8 @@ SELF_VOTES_OFF = "a judge ranking its own answer (self-votes are switched off)"
 
 
 def panel_release_rows(until):
-    outcomes = (_counted().filter(created_at__lt=until, panel__status=PanelStatus.DONE)
+    outcomes = (counted_outcomes()
+                .filter(created_at__lt=until, panel__status=PanelStatus.DONE)
                 .order_by("created_at", "pk")
                 .values_list("pk", "panel_id", "judge_id", "model_a_id", "model_b_id", "winner",
                              "created_at"))
@@ -24,9 +25,9 @@ def panel_release_rows(until):
 
 
 def panel_release_removed(until) -> dict[str, int]:
-    return {STILL_RUNNING: _counted().filter(created_at__lt=until)
+    return {STILL_RUNNING: counted_outcomes().filter(created_at__lt=until)
             .exclude(panel__status=PanelStatus.DONE).count(),
-            SELF_VOTES_OFF: _left_out().filter(created_at__lt=until).count()}
+            SELF_VOTES_OFF: left_out_outcomes().filter(created_at__lt=until).count()}
 
 
 PANEL_SOURCE = register_source(Source(

@@ -30,6 +30,10 @@ REMOVED_WHY = "\n".join((
     "- **Redacted:** in published text, e-mail addresses, phone numbers and keys (API keys, "
     "tokens, passwords, private keys) are replaced by `[email removed]`, `[phone removed]` and "
     "`[key removed]` (libphonenumber, detect-secrets and Django's e-mail validator).",
+    "- **No arena ids.** `id` and `contest_id` are opaque keyed hashes, the same in every "
+    "release (the rows of one contest share its `contest_id`), not the ids of the arena's "
+    "pages: an id would open a contest whose voter did not let its text be published, or name "
+    "a still-blind debate's models.",
     "- **Not published:** who voted (sessions, accounts, addresses), wagers, answer timings, "
     "tokens spent and costs.",
 ))
@@ -37,7 +41,7 @@ REMOVED_WHY = "\n".join((
 COLUMNS = """\
 | column | meaning |
 |---|---|
-| id, contest_id | the vote (or outcome) and its battle, debate or panel |
+| id, contest_id | opaque ids of the vote (or outcome) and its battle, debate or panel |
 | mode | battle (text), debate, voice or panel |
 | board | the leaderboard board the vote counts on |
 | voter, judge | `human`, or `ai` for a panel's judges (`judge` names the judging model) |

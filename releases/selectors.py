@@ -9,6 +9,7 @@ from pathlib import Path
 from django.conf import settings
 
 from releases.models import Release
+from releases.sources import reproducible_boards
 
 
 def release_dir(day: date) -> Path:
@@ -31,10 +32,14 @@ def release_file(*, day: date, name: str) -> tuple[Release, dict, Path] | None:
     return (release, described, path) if path.is_file() else None
 
 
-def release_covering(moment: datetime) -> Release | None:
-    """The latest release cut at or after ``moment`` (a rating run's start): it holds every
-    vote the run read, and ``rate --until`` picks them out of it."""
-    return Release.objects.filter(period_end__gte=moment).order_by("-date").first()
+def release_covering(*, board: str, moment: datetime) -> Release | None:
+    """The earliest release cut at or after ``moment`` (a rating run's start) when ``board`` can
+    be reproduced from a release (else None): it holds every vote the run read, and ``rate
+    --until`` picks them out of it. The earliest, so the link stays on the one release of the
+    run's own day rather than moving to each newer one."""
+    if board not in reproducible_boards():
+        return None
+    return Release.objects.filter(period_end__gte=moment).order_by("date").first()
 
 
 def file_url(release: Release, name: str) -> str:

@@ -1,8 +1,10 @@
 """Writing a release: ``release_build(date=...)`` gathers every source's counted outcomes cut
 at the end of that day (or now, for today), redacts the conversations voters let be published,
 writes Parquet, CSV, the datasheet and a SHA-256 checksum file under
-``ARENA_RELEASES_DIR/<date>/`` and records the release. One release per date: building a date
-again returns the release already made, its files untouched.
+``ARENA_RELEASES_DIR/<date>/`` and records the release. One release per date: building a
+complete day again returns the release already made, its files untouched; a release cut
+before its day ended (made during the day) is partial, and building it again replaces it, so
+the nightly job writes the whole day even when someone released it by hand earlier.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from django.utils import timezone
 
 from arena.errors import RuleError
 from releases.datasheet import datasheet_text
+from releases.identifiers import contest_key, vote_key
 from releases.models import Release
 from releases.redaction import Redactor
 from releases.schema import CATEGORIES, COLUMNS, SCHEMA, TIMESTAMP_FORMAT
@@ -43,17 +46,17 @@ CONTENT_TYPES = {
 
 
 def release_build(*, day: date | None = None) -> tuple[Release, bool]:
-    """The release of ``day`` (default today, UTC) and whether it was made now; a date already
-    released is returned as it is."""
+    """The release of ``day`` (default today, UTC) and whether it was made now; a complete
+    day already released is returned as it is, a partial one is made again."""
     now = timezone.now()
     today = now.astimezone(UTC).date()
     day = day or today
     if day > today:
         raise RuleError(FUTURE_DATE.format(today=today), status=422)
-    existing = Release.objects.filter(date=day).first()
-    if existing is not None:
-        return existing, False
     end_of_day = datetime.combine(day + timedelta(days=1), time.min, tzinfo=UTC)
+    existing = Release.objects.filter(date=day).first()
+    if existing is not None and existing.period_end >= end_of_day:
+        return existing, False
     until = min(now, end_of_day)
     folder = release_dir(day)
     # Written aside (a folder of this build's own), then moved into place with the record.
@@ -70,10 +73,19 @@ def release_build(*, day: date | None = None) -> tuple[Release, bool]:
         (staging / CHECKSUMS).write_text(
             "".join(f"{f['sha256']}  {f['name']}\n" for f in files), encoding="utf-8")
         files.append(_describe(staging / CHECKSUMS, CHECKSUMS))
+        fields = {"period_start": first, "period_end": until, "votes": table.num_rows,
+                  "counts": counts, "files": files, "datasheet": sheet}
         with transaction.atomic():
-            release = Release.objects.create(
-                date=day, period_start=first, period_end=until, votes=table.num_rows,
-                counts=counts, files=files, datasheet=sheet)
+            if existing is None:
+                release = Release.objects.create(date=day, **fields)
+            else:  # a partial day: replaced, unless a fuller cut was made meanwhile
+                release = Release.objects.select_for_update().get(pk=existing.pk)
+                if release.period_end >= until:
+                    shutil.rmtree(staging, ignore_errors=True)
+                    return release, False
+                for name, value in fields.items():
+                    setattr(release, name, value)
+                release.save(update_fields=list(fields))
             shutil.rmtree(folder, ignore_errors=True)
             staging.rename(folder)
     except IntegrityError:  # built at the same moment by another process: theirs stands
@@ -114,7 +126,8 @@ def _record(row, source: Source, redactor: Redactor) -> dict:
     record = dict.fromkeys(COLUMNS)
     record.update({key: row[key] for key in COLUMNS if key in row})
     record.update(
-        id=str(row["id"]), contest_id=str(row["contest_id"]), mode=source.mode,
+        id=vote_key(source.mode, row["id"]), contest_id=contest_key(source.mode, row["contest_id"]),
+        mode=source.mode,
         board=source.board, voter=source.voter, judge=row.get("judge") or "",
         timestamp=when.strftime(TIMESTAMP_FORMAT), date=when.date().isoformat(),
         language=row.get("language") or "", publish_text=published,

@@ -6,10 +6,16 @@ A source is one leaderboard board's outcomes as published rows. ``rows(until)`` 
 first, one dict per counted outcome created before ``until`` with the keys of
 :data:`releases.schema.COLUMNS` it knows (the others are left empty): the pair and the winner
 exactly as the board rates them, so that ``manage.py rate --board NAME`` on a release
-reproduces the board. A row's ``conversation_a`` and ``conversation_b`` are lists of
+reproduces the board. A row's ``id`` and ``contest_id`` are the vote's and the contest's own
+primary keys: the release publishes them only as opaque keys (:mod:`releases.identifiers`).
+A row's ``conversation_a`` and ``conversation_b`` are lists of
 ``{"role", "content"}`` messages, given only when the voter ticked "my prompts and answers may
 be published" (``publish_text``); the release redacts them. ``removed(until)`` counts the
-outcomes left out, by reason, for the datasheet.
+outcomes left out, by reason, for the datasheet. ``reproduces`` names the leaderboard boards
+that ``manage.py rate --board NAME`` rebuilds exactly from these rows (a Bradley–Terry board
+rated on the very outcomes published); the leaderboard links a release, with its ``rate``
+options, only beside those. A board rated otherwise (Glicko-2 on per-debate majorities), or on
+a subset that the rows do not mark (an architecture's voice battles), is not reproduced.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ class Source:
     removed: Callable[[datetime], Mapping[str, int]]
     voter: str = "human"  # who judged: a person, or AI models (panels)
     note: str = ""  # one line for the datasheet: how the board rates these rows
+    reproduces: tuple[str, ...] = ()  # boards `rate --board <board>` rebuilds from the rows
 
     def __post_init__(self) -> None:
         if self.voter not in VOTERS:
@@ -51,6 +58,11 @@ def unregister_source(board: str) -> None:
 def sources() -> list[Source]:
     """Every registered source, by board name."""
     return [_registry[name] for name in sorted(_registry)]
+
+
+def reproducible_boards() -> set[str]:
+    """The leaderboard boards that a release reproduces with ``manage.py rate``."""
+    return {name for source in _registry.values() for name in source.reproduces}
 
 
 def removed_by_reason(reasons: Iterable[str]) -> dict[str, int]:

@@ -87,11 +87,12 @@ def _tabs(current: str | None) -> list[dict]:
 
 def _release(page: selectors.BoardPage) -> dict | None:
     """The open data release holding the votes the board's rating run read, and the run's
-    start (``rate --until``), or None before a release covers it."""
+    start (``rate --until``), or None before a release covers it or for a board that a
+    release does not reproduce."""
     if page.snapshot is None:
         return None
     started = page.snapshot.run.started_at if page.snapshot.run else page.snapshot.created_at
-    release = release_covering(started)
+    release = release_covering(board=page.board.name, moment=started)
     return release and {"release": release, "until": started.isoformat()}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 
 from agents.models import AgentConversation, ConversationStatus
 from agents.tests.voice_support import echo_agents, make_battle
@@ -33,12 +34,14 @@ def finished_debate(**fields):
     return debate
 
 
-def complete(debate) -> None:
-    type(debate).objects.filter(pk=debate.pk).update(status=DebateStatus.COMPLETED)
+def complete(debate, *, at=None) -> None:
+    """Ends ``debate`` (now, or ``at``), as its verdicts do."""
+    type(debate).objects.filter(pk=debate.pk).update(status=DebateStatus.COMPLETED,
+                                                     completed_at=at or timezone.now())
 
 
-def talked_voice_battle(key: str, *, caller: str = "Book me a haircut at ten."):
-    battle = make_battle(key, echo_agents())
+def talked_voice_battle(key: str, *, caller: str = "Book me a haircut at ten.", agents=None):
+    battle = make_battle(key, agents or echo_agents())
     for label, config in (("a", battle.config_a), ("b", battle.config_b)):
         AgentConversation.objects.create(
             battle=battle, agent_config=config, scenario=battle.scenario, agent_label=label,

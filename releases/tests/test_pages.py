@@ -6,15 +6,18 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
+from django.utils import timezone
 
 from battles.tests.factories import vote_on
 from leaderboard.models import RunTrigger
 from leaderboard.runs.services import ratings_run
 from releases.management.commands.release_data import BAD_DATE
+from releases.models import Release
 from releases.selectors import release_dir
 from releases.services import release_build
 
@@ -115,13 +118,50 @@ def test_the_leaderboard_links_the_release_holding_its_runs_votes(client):
     assert "--board text --until" in html
 
 
-def test_the_command_writes_once_per_date_and_refuses_a_bad_date():
-    out = io.StringIO()
-    call_command("release_data", stdout=out)
-    assert "0 votes, written to" in out.getvalue()
-    again = io.StringIO()
-    call_command("release_data", stdout=again)
-    assert "already released" in again.getvalue()
+def test_the_release_link_is_shown_only_beside_a_board_a_release_reproduces(client):
+    from battles.tests.factories import AIModelFactory
+    from panels.models import Panel, PanelJudgement, PanelOutcome, PanelStatus
+
+    key = visitor(Client())
+    for _ in range(3):
+        vote_on(text_battle(key), choice="left_better")
+    alpha, beta = AIModelFactory(slug="l-alpha"), AIModelFactory(slug="l-beta")
+    panel = Panel.objects.create(status=PanelStatus.DONE, question="Which is larger?")
+    judgement = PanelJudgement.objects.create(panel=panel, judge=alpha)
+    PanelOutcome.objects.create(judgement=judgement, panel=panel, judge=alpha, model_a=alpha,
+                                model_b=beta, winner="model_a", is_self_vote=False)
+    ratings_run(trigger=RunTrigger.COMMAND, boards=["text", "panel"])
+    release_build()
+    assert 'data-testid="release-link"' in client.get("/leaderboard/?board=text").content.decode()
+    html = client.get("/leaderboard/?board=panel").content.decode()
+    assert 'data-testid="vote-count"' in html  # rated, and covered by the release
+    assert 'data-testid="release-link"' not in html and "--board panel" not in html
+
+
+def test_the_leaderboard_links_the_earliest_release_covering_the_run(client):
+    key = visitor(Client())
+    for _ in range(3):
+        vote_on(text_battle(key), choice="left_better")
+    ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
+    release, _ = release_build()
+    later = release.date + timedelta(days=1)
+    Release.objects.create(date=later, period_end=release.period_end + timedelta(days=1),
+                           datasheet="")
+    html = client.get("/leaderboard/?board=text").content.decode()
+    assert f'href="/data/#release-{release.date.isoformat()}"' in html
+    assert f"release-{later.isoformat()}" not in html
+
+
+def test_the_command_writes_a_past_day_once_today_again_and_refuses_a_bad_date():
+    yesterday = (timezone.now() - timedelta(days=1)).date().isoformat()
+    outputs = []
+    for args in (("--date", yesterday), ("--date", yesterday), (), ()):
+        out = io.StringIO()
+        call_command("release_data", *args, stdout=out)
+        outputs.append(out.getvalue())
+    assert "0 votes, written to" in outputs[0]
+    assert "already released" in outputs[1]  # a complete day stays as it is
+    assert "written to" in outputs[2] and "written to" in outputs[3]  # today: still partial
     with pytest.raises(CommandError) as caught:
         call_command("release_data", "--date", "26/11/2026", stdout=io.StringIO())
     assert str(caught.value) == BAD_DATE.format(value="26/11/2026")

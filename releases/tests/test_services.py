@@ -6,7 +6,8 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
+from unittest.mock import patch
 
 import pyarrow.parquet as pq
 import pytest
@@ -18,6 +19,8 @@ from arena.errors import RuleError
 from battles.models import Vote
 from battles.tests.factories import vote_on
 from debates.crowd import debate_vote
+from debates.models import CrowdVote
+from releases.identifiers import contest_key
 from releases.models import Release
 from releases.redaction import EMAIL, PHONE
 from releases.selectors import release_dir
@@ -55,11 +58,13 @@ def test_a_release_holds_every_modes_counted_votes_and_text_only_by_consent():
     release, made = release_build()
     assert made
     rows = {row["contest_id"]: row for row in _rows(release)}
-    assert set(rows) == {str(shared.pk), str(private.pk), str(debate.pk), str(voice.pk)}
-    assert str(never_voted.pk) not in rows  # only voted contests
+    shared_id, private_id = contest_key("battle", shared.pk), contest_key("battle", private.pk)
+    debate_id, voice_id = contest_key("debate", debate.pk), contest_key("voice", voice.pk)
+    assert set(rows) == {shared_id, private_id, debate_id, voice_id}
+    assert contest_key("battle", never_voted.pk) not in rows  # only voted contests
     assert release.counts["modes"] == {"battle": 2, "debate": 1, "voice": 1}
 
-    published = rows[str(shared.pk)]
+    published = rows[shared_id]
     assert published["mode"] == "battle" and published["board"] == "text"
     assert published["voter"] == "human" and published["turns"] == 1
     assert published["synthetic"] is False
@@ -68,18 +73,18 @@ def test_a_release_holds_every_modes_counted_votes_and_text_only_by_consent():
                                "content": f"Mail me at {EMAIL} or call {PHONE}."}
     assert conversation[1] == {"role": "assistant", "content": "answer a1"}
     assert "jo.doe" not in release_dir(release.date).joinpath(CSV).read_text()
-    assert rows[str(private.pk)]["conversation_a"] == ""
-    assert rows[str(private.pk)]["publish_text"] is False
-    assert rows[str(private.pk)]["winner"] == "tie"
+    assert rows[private_id]["conversation_a"] == ""
+    assert rows[private_id]["publish_text"] is False
+    assert rows[private_id]["winner"] == "tie"
     # The prompt is in both sides' conversations: redacted in each.
     assert release.counts["redacted"] == {"email": 2, "phone": 2, "key": 0}
 
-    crowd = rows[str(debate.pk)]
+    crowd = rows[debate_id]
     assert (crowd["board"], crowd["model_a"], crowd["winner"]) == ("debate-crowd", "row-a",
                                                                     "model_a")
     assert "This house would ban cars" in crowd["conversation_a"]
-    assert rows[str(voice.pk)]["winner"] == "model_b"
-    assert rows[str(voice.pk)]["conversation_a"] == ""
+    assert rows[voice_id]["winner"] == "model_b"
+    assert rows[voice_id]["conversation_a"] == ""
 
 
 def test_a_demo_battles_vote_is_marked_synthetic():
@@ -101,7 +106,7 @@ def test_votes_that_do_not_count_are_left_out_and_the_datasheet_says_why():
     debate_vote(debate_id=running.pk, session_key="viewer-2", choice="con")
 
     release, _ = release_build()
-    assert [r["contest_id"] for r in _rows(release)] == [str(counted.pk)]
+    assert [r["contest_id"] for r in _rows(release)] == [contest_key("battle", counted.pk)]
     assert release.counts["removed"]["text"] == {"flagged": 1}
     assert release.counts["removed"]["debate-crowd"][
         "the debate was still running (its viewers are blind)"] == 1
@@ -130,16 +135,60 @@ def test_parquet_csv_and_checksums_agree():
             assert sums[described["name"]] == described["sha256"]
 
 
-def test_a_date_is_released_once_and_a_later_vote_does_not_change_it():
+def _at_noon_yesterday(queryset) -> None:
+    queryset.update(created_at=timezone.now().replace(hour=12, minute=0)
+                    - timedelta(days=1))
+
+
+def test_a_complete_day_is_released_once_and_a_later_vote_does_not_change_it():
     key = visitor(Client())
     vote_on(text_battle(key), choice="left_better")
-    first, made = release_build()
+    _at_noon_yesterday(Vote.objects.all())
+    yesterday = timezone.now().date() - timedelta(days=1)
+    first, made = release_build(day=yesterday)
     files = {f["name"]: f["sha256"] for f in first.files}
-    vote_on(text_battle(key), choice="tie")
-    again, made_again = release_build()
+    late = vote_on(text_battle(key), choice="tie")
+    _at_noon_yesterday(Vote.objects.filter(pk=late.pk))
+    again, made_again = release_build(day=yesterday)
     assert made and not made_again and again.pk == first.pk and again.votes == 1
     assert {f["name"]: f["sha256"] for f in again.files} == files
     assert Release.objects.count() == 1
+
+
+def test_a_day_released_while_under_way_is_made_whole_by_the_nightly_job():
+    from releases.tasks import release_previous_day
+
+    key = visitor(Client())
+    vote_on(text_battle(key), choice="left_better")
+    partial, _ = release_build()  # today, cut now
+    today = partial.date
+    end_of_day = datetime.combine(today + timedelta(days=1), time.min, tzinfo=UTC)
+    assert partial.votes == 1 and partial.period_end < end_of_day
+    vote_on(text_battle(key), choice="tie")  # later the same day
+
+    with patch("django.utils.timezone.now", return_value=end_of_day + timedelta(minutes=15)):
+        release_previous_day()
+        whole = Release.objects.get(date=today)
+        assert whole.pk == partial.pk and whole.votes == 2
+        assert whole.period_end == end_of_day
+        assert len(_rows(whole)) == 2
+        files = whole.files
+        again, made = release_build(day=today)  # now complete: it stays
+    assert not made and again.files == files
+
+
+def test_a_debate_that_ended_after_the_cut_is_not_in_an_earlier_day():
+    debate = finished_debate()
+    debate_vote(debate_id=debate.pk, session_key="viewer-3", choice="pro")
+    _at_noon_yesterday(CrowdVote.objects.all())
+    complete(debate)  # ended today, after yesterday's cut
+    yesterday = timezone.now().date() - timedelta(days=1)
+    old, _ = release_build(day=yesterday)
+    assert old.votes == 0
+    assert old.counts["removed"]["debate-crowd"][
+        "the debate was still running (its viewers are blind)"] == 1
+    today, _ = release_build()
+    assert [r["contest_id"] for r in _rows(today)] == [contest_key("debate", debate.pk)]
 
 
 def test_a_past_date_holds_the_votes_before_its_end_and_a_future_date_is_refused():
@@ -172,7 +221,7 @@ def test_a_finished_panels_ai_judgements_are_a_board_of_their_own_without_text()
     [row] = _rows(release)
     assert (row["board"], row["mode"], row["voter"], row["judge"]) == ("panel", "panel", "ai",
                                                                        "p-alpha")
-    assert (row["contest_id"], row["winner"]) == (str(done.pk), "model_b")
+    assert (row["contest_id"], row["winner"]) == (contest_key("panel", done.pk), "model_b")
     assert row["conversation_a"] == "" and "Private question" not in release.datasheet
     assert release.counts["removed"]["panel"]["the panel was still running"] == 1
 

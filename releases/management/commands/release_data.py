@@ -1,6 +1,6 @@
 """Write the open data release of a date (default today, UTC): every mode's counted votes as
-Parquet and CSV with a datasheet and SHA-256 checksums; a date already released is left as it
-is."""
+Parquet and CSV with a datasheet and SHA-256 checksums; a complete day already released is left
+as it is, a partial one (cut before its day ended) is written again."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ BAD_DATE = "--date must be a date like 2026-11-26, not {value!r}."
 
 class Command(BaseCommand):
     help = ("Write a dated release of the public, voted contests of every mode (Parquet, CSV, "
-            "datasheet, SHA256SUMS) under ARENA_RELEASES_DIR; idempotent per date.")
+            "datasheet, SHA256SUMS) under ARENA_RELEASES_DIR; a complete day is written once, "
+            "today's (partial) release again at each call.")
 
     def add_arguments(self, parser):
         parser.add_argument("--date", metavar="YYYY-MM-DD",
