@@ -27,7 +27,6 @@ def counted_debates(field: str):
 
 
 
-_counted = counted_debates  # the former name, still used by debates' own tests
 
 
 def _board(name: str, field: str, verdict: str, title: str, description: str, order: int):

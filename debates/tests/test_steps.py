@@ -401,7 +401,7 @@ class TestIdentityLeaks:
             self, debate_setup):
         """The whole debate is read (issue 33): here the motion names a model's maker, and
         no speech does."""
-        from debates.boards import _counted
+        from debates.boards import counted_debates
         from debates.crowd import debate_vote
 
         debate = finished(debate_setup, start(debate_setup, topic_id=None, rounds=1,
@@ -411,7 +411,7 @@ class TestIdentityLeaks:
         assert list(debate.turns.values_list("names_model", flat=True)) == ["Alphacorp"] * 2
         debate_vote(debate_id=debate.pk, session_key="a-viewer", choice="pro")
         debate.refresh_from_db()
-        assert debate.crowd_outcome and not _counted("crowd_outcome").filter(
+        assert debate.crowd_outcome and not counted_debates("crowd_outcome").filter(
             pk=debate.pk).exists()
 
 
