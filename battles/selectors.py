@@ -276,3 +276,12 @@ def battle_totals(view: BattleView) -> dict[str, dict]:
 def home_figures() -> list[Figure]:
     return [Figure("battles fought", Battle.objects.count()),
             Figure("votes cast", Vote.objects.count())]
+
+
+def shared_battle_view(*, token: str) -> tuple[Share, BattleView] | None:
+    """What a share link shows, for the public page, its card and ``GET /api/shares/{token}``:
+    the share and the battle's view; None for an unknown or revoked link."""
+    share = share_get(token=token)
+    if share is None:
+        return None
+    return share, battle_view(battle=battle_get(battle_id=share.battle_id))

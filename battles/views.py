@@ -203,10 +203,10 @@ def battle_unshare_form(request: HttpRequest, battle_id):
 
 
 def _shared(token: str) -> selectors.BattleView:
-    share = selectors.share_get(token=token)
-    if share is None:
+    found = selectors.shared_battle_view(token=token)
+    if found is None:
         raise Http404("no such shared battle")
-    return selectors.battle_view(battle=selectors.battle_get(battle_id=share.battle_id))
+    return found[1]
 
 
 @require_GET

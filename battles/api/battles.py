@@ -125,7 +125,8 @@ READ_ERRORS = errors(404, 422)
 WRITE_ERRORS = errors(400, 404, 409, 413, 422, 429, 502, 503, 504)
 
 
-def _owned(battle_id, session_key) -> object:
+def owned_battle(battle_id, session_key) -> object:
+    """The visitor's own battle, or a 404 (every write on a battle, here and in share.py)."""
     return found_or_404(selectors.battle_owned(battle_id=battle_id, session_key=session_key),
                         NOT_FOUND)
 
@@ -172,7 +173,7 @@ async def create_battle(request: HttpRequest, payload: PromptIn):
 @router.post("/battles/{battle_id}/messages", response={200: TurnOut, **WRITE_ERRORS})
 async def follow_up(request: HttpRequest, battle_id: str, payload: PromptIn):
     def act(key):
-        return services.battle_follow_up(battle=_owned(battle_id, key), prompt=payload.prompt)
+        return services.battle_follow_up(battle=owned_battle(battle_id, key), prompt=payload.prompt)
 
     turn = await avisitor_write(request, act, BATTLE_WRITE)
     return await answer_turn(turn.battle_id, turn.id)
@@ -181,7 +182,8 @@ async def follow_up(request: HttpRequest, battle_id: str, payload: PromptIn):
 @router.post("/battles/{battle_id}/retry", response={200: TurnOut, **WRITE_ERRORS})
 async def retry_side(request: HttpRequest, battle_id: str, payload: RetryIn):
     def act(key):
-        return services.response_retry(battle=_owned(battle_id, key), position=payload.position)
+        return services.response_retry(battle=owned_battle(battle_id, key),
+                                       position=payload.position)
 
     response = await avisitor_write(request, act, BATTLE_WRITE)
     return await answer_turn(response.turn.battle_id, response.turn_id)
@@ -191,7 +193,7 @@ async def retry_side(request: HttpRequest, battle_id: str, payload: RetryIn):
 async def stop(request: HttpRequest, battle_id: str):
     """Stop the latest answers still being written; both as far as they got (``stopped``)."""
     def act(key):
-        return services.battle_stop(battle=_owned(battle_id, key))
+        return services.battle_stop(battle=owned_battle(battle_id, key))
 
     turn = await avisitor_write(request, act, BATTLE_WRITE)
     answers = await database_call(selectors.turn_answers)(turn_id=turn.id)

@@ -15,9 +15,9 @@ from ninja import Router, Schema, Status
 
 from arena.api_errors import errors
 from arena.errors import RuleError
-from arena.visitors import BATTLE_WRITE, avisitor_read, avisitor_write, found_or_404
+from arena.visitors import BATTLE_WRITE, avisitor_read, avisitor_write
 from battles import selectors, services, sharing
-from battles.api.battles import NOT_FOUND, WRITE_ERRORS, TurnOut, answer_turn
+from battles.api.battles import WRITE_ERRORS, TurnOut, answer_turn, owned_battle
 
 router = Router(tags=["battles"])
 
@@ -63,10 +63,6 @@ class SharedBattleOut(Schema):
     messages: list[SharedMessageOut]
 
 
-def _owned(battle_id, key):
-    return found_or_404(selectors.battle_owned(battle_id=battle_id, session_key=key), NOT_FOUND)
-
-
 def _links(request: HttpRequest, share) -> dict[str, str]:
     return {name: request.build_absolute_uri(path)
             for name, path in sharing.share_paths(share).items()}
@@ -78,7 +74,7 @@ async def regenerate(request: HttpRequest, battle_id: str):
     the vote; the answers replaced are kept but never shown. 409 once voted, while an answer
     is being written, or past ``ARENA_BATTLE_REGENERATIONS`` for the message."""
     def act(key):
-        return services.battle_regenerate(battle=_owned(battle_id, key))
+        return services.battle_regenerate(battle=owned_battle(battle_id, key))
 
     turn = await avisitor_write(request, act, BATTLE_WRITE)
     return await answer_turn(turn.battle_id, turn.id)
@@ -88,7 +84,7 @@ async def regenerate(request: HttpRequest, battle_id: str):
 async def share(request: HttpRequest, battle_id: str):
     """The voted battle's public link and image card (the same link until it is revoked)."""
     def act(key):
-        made = sharing.battle_share(battle=_owned(battle_id, key))
+        made = sharing.battle_share(battle=owned_battle(battle_id, key))
         return {"battle_id": str(made.battle_id), **_links(request, made)}
 
     return await avisitor_write(request, act, BATTLE_WRITE)
@@ -98,7 +94,7 @@ async def share(request: HttpRequest, battle_id: str):
 async def unshare(request: HttpRequest, battle_id: str):
     """Revoke the public link: its page, card and JSON answer 404 from now on."""
     def act(key):
-        sharing.battle_unshare(battle=_owned(battle_id, key))
+        sharing.battle_unshare(battle=owned_battle(battle_id, key))
 
     await avisitor_write(request, act, BATTLE_WRITE)
     return Status(204, None)
@@ -108,11 +104,11 @@ async def unshare(request: HttpRequest, battle_id: str):
 async def shared_battle(request: HttpRequest, token: str):
     """A shared battle, for anyone with its link: prompts, answers, who was who, the vote."""
     def act(_key):
-        found = selectors.share_get(token=token)
+        found = selectors.shared_battle_view(token=token)
         if found is None:
             raise RuleError(SHARE_LINK_NOT_FOUND, status=404)
-        view = selectors.battle_view(battle=selectors.battle_get(battle_id=found.battle_id))
-        return shared_payload(view, _links(request, found))
+        share, view = found
+        return shared_payload(view, _links(request, share))
 
     return await avisitor_read(request, act)
 
