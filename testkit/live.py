@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -20,6 +21,7 @@ from arena.webserver import daphne_command, worker_command
 from testkit.waiting import ceiling, wait_for
 
 _session_worker_running = False  # once a test has started the session's worker
+_session_worker = None
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +30,7 @@ def celery_worker_session(django_db_blocker) -> Iterator[object]:
 
     from arena.celery import app
 
-    global _session_worker_running
+    global _session_worker_running, _session_worker
     app.conf.task_always_eager = False
     from arena.readiness import WorkerHeartbeat
 
@@ -38,7 +40,7 @@ def celery_worker_session(django_db_blocker) -> Iterator[object]:
         # started here, so that what looks for a running worker (readiness, a command
         # that starts its own otherwise) finds this one.
         heartbeat = WorkerHeartbeat(worker.hostname).start()
-        _session_worker_running = True
+        _session_worker_running, _session_worker = True, worker
         try:
             yield worker
         finally:
@@ -60,11 +62,23 @@ def worker_drained() -> bool:
     return not state.active_requests and not state.reserved_requests
 
 
+def _taken_unread() -> bool:
+    """A task the broker has handed the worker (its BRPOP answered: the message is off the
+    queue) that the worker has not read yet: on a busy machine it waits there, neither
+    queued nor reserved, for as long as the worker's thread is kept from running."""
+    try:
+        sock = _session_worker.consumer.task_consumer.channel.client.connection._sock
+    except AttributeError:  # no worker, or not consuming yet
+        return False
+    return sock is not None and bool(select.select([sock], [], [], 0)[0])
+
+
 def worker_settled() -> bool:
     """Drained, no task it holds for later (a countdown: a voted battle's classification),
-    and none waiting for it on the broker. A task sends the next one (a step its follower)
-    while it still runs, so the follower is queued, taken or running whenever the worker is
-    seen drained; the second look catches one taken in between."""
+    none taken from the broker and not yet read, and none waiting for it on the broker. A
+    task sends the next one (a step its follower) while it still runs, so the follower is
+    queued, taken or running whenever the worker is seen drained; the second look catches
+    one taken in between."""
     from celery.worker import state
 
     from arena.celery import app
@@ -77,7 +91,7 @@ def worker_settled() -> bool:
     with app.pool.acquire(block=True) as connection:
         queued = connection.default_channel.queue_declare(
             queue=app.conf.task_default_queue).message_count
-    return not queued and idle()
+    return not queued and not _taken_unread() and idle()
 
 
 def wait_until_worker_settled() -> None:

@@ -18,6 +18,7 @@ from leaderboard.models import RunTrigger
 from leaderboard.runs.services import ratings_run
 from releases.services import release_build
 from testkit.browser import browser_page
+from testkit.live import wait_until_worker_settled
 from testkit.visitors import visitor_session_key
 
 from .support import SECRET_PROMPT, finished_debate, text_battle
@@ -92,6 +93,9 @@ def test_data_lists_the_release_and_its_files_download_whole(page):
     key = visitor_session_key()
     vote_on(text_battle(key, prompt=SECRET_PROMPT), choice="left_better", publish_text=True)
     vote_on(text_battle(key), choice="tie")
+    # The votes' own rating run (debounced, in the session's worker) done first: the board's
+    # latest run is then this one, which the release cut after it covers.
+    wait_until_worker_settled()
     ratings_run(trigger=RunTrigger.COMMAND, boards=["text"])
     release, _ = release_build()
     page.goto("/data/")
