@@ -9,12 +9,16 @@ from django.test import Client
 from PIL import Image, ImageFont
 
 from arena.errors import RuleError
+from arena.models import AIModel
 from battles import cards, selectors, sharing
 from battles.models import Share
 from battles.tests.factories import AIModelFactory, answered_battle, vote_on
 
 GOLD, EDGE, GROUND = (250, 204, 21), (55, 65, 81), (17, 24, 39)
 LONG_NAME = "Mixture-of-Experts-Instruct-Preview-2026-10-01-Extended-Context-Edition " * 3
+# As long as the registry's columns hold (PostgreSQL refuses more; SQLite would not).
+NAME_MAX = AIModel._meta.get_field("name").max_length
+ORGANIZATION_MAX = AIModel._meta.get_field("organization").max_length
 
 
 def owner_client(client: Client) -> tuple[Client, str]:
@@ -115,9 +119,9 @@ class TestCard:
     @pytest.mark.parametrize("prompt", ["Why? " * 400, "z" * 2000, "解释量子纠缠。" * 300,
                                         "Объясни квантовую запутанность 🙂 " * 60])
     def test_long_and_non_latin_text_stays_inside_its_boxes(self, prompt):
-        battle, _ = shared_battle(prompt=prompt, model_a=AIModelFactory(name=LONG_NAME),
+        battle, _ = shared_battle(prompt=prompt, model_a=AIModelFactory(name=LONG_NAME[:NAME_MAX]),
                                   model_b=AIModelFactory(name="模型" * 40,
-                                                         organization=LONG_NAME))
+                                                         organization=LONG_NAME[:ORGANIZATION_MAX]))
         image = card_of(battle)
         gap = cards.SIDES["right"] - 30
         assert untouched(image, (cards.WIDTH - cards.MARGIN + 4, 100, cards.WIDTH, 320))
