@@ -5,21 +5,13 @@ both calls' transcripts when the voter let them be published."""
 from __future__ import annotations
 
 from agents.models import AgentConversation, AgentVote
-from releases.sources import Source, register_source, removed_by_reason
-
-CHUNK = 2_000
+from releases.sources import Source, register_source, removed_by_reason, rows_in_batches
 
 
 def agent_release_rows(until):
     votes = (AgentVote.objects.filter(counts_for_rating=True, created_at__lt=until)
              .select_related("battle__config_a", "battle__config_b").order_by("created_at", "pk"))
-    batch = []
-    for vote in votes.iterator(chunk_size=CHUNK):
-        batch.append(vote)
-        if len(batch) == CHUNK:
-            yield from _rows(batch)
-            batch = []
-    yield from _rows(batch)
+    yield from rows_in_batches(votes, _rows)
 
 
 def _rows(votes: list[AgentVote]):

@@ -7,9 +7,7 @@ from __future__ import annotations
 from arena.prompt_categories import category_tags
 from battles.boards import COUNTED
 from battles.models import Response, Turn, Vote
-from releases.sources import Source, register_source, removed_by_reason
-
-CHUNK = 2_000
+from releases.sources import Source, register_source, removed_by_reason, rows_in_batches
 
 
 def text_release_rows(until):
@@ -17,13 +15,7 @@ def text_release_rows(until):
              .values("pk", "battle_id", "model_a_id", "model_b_id", "winner", "created_at",
                      "categories", "language", "publish_text", "battle__is_demo",
                      *Vote.STYLE_FIELDS))
-    batch = []
-    for vote in votes.iterator(chunk_size=CHUNK):
-        batch.append(vote)
-        if len(batch) == CHUNK:
-            yield from _rows(batch)
-            batch = []
-    yield from _rows(batch)
+    yield from rows_in_batches(votes, _rows)
 
 
 def _rows(votes: list[dict]):

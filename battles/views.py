@@ -171,15 +171,21 @@ def battle_retry_form(request: HttpRequest, battle_id, position: str):
 def battle_regenerate_form(request: HttpRequest, battle_id):
     """Both answers of the latest message written again: the turn is swapped for its new,
     streaming answers, with the controls."""
+    return _turn_action(request, battle_id, services.battle_regenerate, "new-turn")
+
+
+def _turn_action(request: HttpRequest, battle_id, action, fragment: str) -> HttpResponse:
+    """The owner's ``action`` on the battle's latest turn, answered with the turn's
+    ``fragment`` (or the error)."""
     battle = _owned(request, battle_id)
     try:
         visitor_count(request, BATTLE_WRITE)
-        turn = services.battle_regenerate(battle=battle)
+        turn = action(battle=battle)
     except RuleError as exc:
         return _error(request, exc)
     view, turn_view = _with_turn(battle, turn)
-    return render(request, f"{TEMPLATE}#new-turn", {"view": view, "t": turn_view,
-                                                   "is_owner": True})
+    return render(request, f"{TEMPLATE}#{fragment}", {"view": view, "t": turn_view,
+                                                     "is_owner": True})
 
 
 def _share_box(request: HttpRequest, battle, share_action) -> HttpResponse:
@@ -224,15 +230,7 @@ def shared_card(request: HttpRequest, token: str):
 
 @require_POST
 def battle_stop_form(request: HttpRequest, battle_id):
-    battle = _owned(request, battle_id)
-    try:
-        visitor_count(request, BATTLE_WRITE)
-        turn = services.battle_stop(battle=battle)
-    except RuleError as exc:
-        return _error(request, exc)
-    view, turn_view = _with_turn(battle, turn)
-    return render(request, f"{TEMPLATE}#stopped", {"view": view, "t": turn_view,
-                                                  "is_owner": True})
+    return _turn_action(request, battle_id, services.battle_stop, "stopped")
 
 
 @require_GET

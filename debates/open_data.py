@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from debates.boards import counted_debates
 from debates.models import CrowdChoice, CrowdVote, DebateTurn, Position
-from releases.sources import Source, register_source, removed_by_reason
+from releases.sources import Source, register_source, removed_by_reason, rows_in_batches
 
-CHUNK = 2_000
 STILL_RUNNING = "the debate was still running (its viewers are blind)"
 NOT_ON_BOARD = "the debate does not count on the board"
 
@@ -24,13 +23,7 @@ def crowd_release_rows(until):
     votes = (_votes(until).filter(counts_for_rating=True, debate__completed_at__lte=until,
                                   debate__in=counted_debates("crowd_outcome"))
              .select_related("debate__topic").order_by("created_at", "pk"))
-    batch = []
-    for vote in votes.iterator(chunk_size=CHUNK):
-        batch.append(vote)
-        if len(batch) == CHUNK:
-            yield from _rows(batch)
-            batch = []
-    yield from _rows(batch)
+    yield from rows_in_batches(votes, _rows)
 
 
 def _rows(votes: list[CrowdVote]):

@@ -20,12 +20,13 @@ a subset that the rows do not mark (an architecture's voice battles), is not rep
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 VOTERS = ("human", "ai")
+BATCH = 2_000  # votes read at once: what a batch needs besides them is one query per batch
 
 
 @dataclass(frozen=True)
@@ -73,3 +74,17 @@ def removed_by_reason(reasons: Iterable[str]) -> dict[str, int]:
         general = (reason or "not counted").split(" (")[0].split(":")[0].strip()[:80]
         counted[general] = counted.get(general, 0) + 1
     return counted
+
+
+def rows_in_batches(votes, rows_of: Callable[[list], Iterable[dict]]) -> Iterator[dict]:
+    """The rows of ``votes`` (a queryset, oldest first) read :data:`BATCH` at a time:
+    ``rows_of(batch)`` reads what the batch's rows need besides the votes (their battles'
+    answers, a debate's speeches) in one query, so a release costs a query per batch, not
+    per vote."""
+    batch = []
+    for vote in votes.iterator(chunk_size=BATCH):
+        batch.append(vote)
+        if len(batch) == BATCH:
+            yield from rows_of(batch)
+            batch = []
+    yield from rows_of(batch)

@@ -1,8 +1,11 @@
 import zlib
+from collections.abc import Iterator
 
 import pytest
 
 from arena.models import AIModel, ProviderKind
+from testkit.browser import browser_page
+from testkit.live import keyless
 
 
 def neutral_reply(rec) -> str:
@@ -41,3 +44,18 @@ def assert_blind(payload: str, base_url: str) -> None:
     lowered = payload.lower()
     for term in [*IDENTIFYING, base_url]:
         assert term.lower() not in lowered, f"{term!r} leaked before the vote"
+
+
+# The browser tests' live site and page (battles/tests/test_browser*.py).
+@pytest.fixture
+def arena(asgi_live_server, celery_worker, two_models, fake_openai) -> str:
+    """The live site with two models that stream slowly enough to watch; its base URL."""
+    keyless(fake_openai, two_models, token_delay=0.05)
+    return asgi_live_server
+
+
+@pytest.fixture
+def page(chromium, arena, monkeypatch) -> Iterator[object]:
+    with browser_page(chromium, arena, monkeypatch,
+                      viewport={"width": 1280, "height": 900}) as page:
+        yield page

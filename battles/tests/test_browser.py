@@ -18,7 +18,6 @@ from battles.tests.conftest import assert_blind, neutral_reply
 from battles.tests.factories import answered_battle
 from testkit.browser import browser_page
 from testkit.fake_providers import Behaviour, FakeOpenAIServer
-from testkit.live import keyless
 from testkit.visitors import visitor_session_key
 
 pytestmark = pytest.mark.browser
@@ -42,20 +41,6 @@ CAUGHT_STREAMING = """([turn, position]) => {
   }
   return false;
 }"""
-
-
-@pytest.fixture
-def arena(asgi_live_server, celery_worker, two_models, fake_openai) -> str:
-    """The live site with two models that stream slowly enough to watch; its base URL."""
-    keyless(fake_openai, two_models, token_delay=0.05)
-    return asgi_live_server
-
-
-@pytest.fixture
-def page(chromium, arena, monkeypatch) -> Iterator[object]:
-    with browser_page(chromium, arena, monkeypatch,
-                      viewport={"width": 1280, "height": 900}) as page:
-        yield page
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from its first prompt to the vote, and the API docs page lists the paths."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,15 +41,9 @@ SEED_CLIENT = """async () => {
 
 @pytest.fixture
 def arena(asgi_live_server, celery_worker, two_models, fake_openai) -> str:
+    """The live site at the fake's own pace (the conftest's ``page`` opens it)."""
     keyless(fake_openai, two_models)
     return asgi_live_server
-
-
-@pytest.fixture
-def page(chromium, arena, monkeypatch) -> Iterator[object]:
-    with browser_page(chromium, arena, monkeypatch,
-                      viewport={"width": 1280, "height": 900}) as page:
-        yield page
 
 
 def test_a_seed_client_in_the_browser_runs_a_session_to_its_vote(page, two_models):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import itertools
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,28 +23,12 @@ from battles.tests.test_browser import (
     start_battle,
     wait_turn_done,
 )
-from testkit.browser import browser_page
-from testkit.live import keyless
 
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/shots-share")
 PHONE = {"width": 390, "height": 844}
 CARD_LOADED = """el => el.complete && el.naturalWidth > 0"""
-
-
-@pytest.fixture
-def site(asgi_live_server, celery_worker, two_models, fake_openai) -> str:
-    """The live site; its models stream slowly enough to watch."""
-    keyless(fake_openai, two_models, token_delay=0.05)
-    return asgi_live_server
-
-
-@pytest.fixture
-def desk(chromium, site, monkeypatch) -> Iterator[object]:
-    with browser_page(chromium, site, monkeypatch,
-                      viewport={"width": 1280, "height": 900}) as page:
-        yield page
 
 
 def answers(battle) -> dict[str, str]:
@@ -60,10 +43,8 @@ def shot(page, name: str) -> None:
 
 
 def test_regenerate_streams_new_answers_then_vote_share_and_open_the_public_link(
-        desk, site, fake_openai):
+        page, arena, fake_openai):
     from playwright.sync_api import expect
-
-    page, arena = desk, site
 
     takes = itertools.count(1)
     fake_openai.reply_text = (
