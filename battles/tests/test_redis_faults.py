@@ -17,7 +17,7 @@ from battles.tests.test_browser import side, start_battle, wait_turn_done
 from testkit.browser import browser_page
 from testkit.live import keyless
 from testkit.redis_faults import arena_on
-from testkit.waiting import wait_for
+from testkit.waiting import ceiling, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +35,8 @@ SHOWS_WHILE_RUNNING = """([position, word]) => {
 
 
 def shown_while_running(page, position: str, word: str) -> list[str]:
-    caught = page.wait_for_function(SHOWS_WHILE_RUNNING, arg=[position, word], polling="raf")
+    caught = page.wait_for_function(SHOWS_WHILE_RUNNING, arg=[position, word], polling="raf",
+                                    timeout=ceiling(60) * 1000)
     return caught.json_value().split()
 
 
@@ -49,7 +50,9 @@ def alive(worker) -> bool:
 def test_redis_killed_then_paused_mid_answer_the_page_shows_each_answer_once_and_whole(
         chromium, private_redis, test_process_env, two_models, fake_openai, monkeypatch):
     fake_openai.reply_text = ANSWER
-    keyless(fake_openai, two_models, token_delay=0.25)  # about 12 s an answer
+    # About 25 s an answer: the page must be back (socket reconnected with backoff, stream
+    # caught up) while the answer is still being written, also on a busy machine.
+    keyless(fake_openai, two_models, token_delay=0.5)
     with arena_on(private_redis, test_process_env, queue="redis-faults") as (base, worker), \
             browser_page(chromium, base, monkeypatch,
                          viewport={"width": 1280, "height": 900}) as page:
