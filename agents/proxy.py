@@ -118,6 +118,7 @@ class CallSession:
                                         "result": event.result, "at_ms": self._ms()})
                 await self.send_json({"type": "tool_call", "name": event.name})
             elif isinstance(event, AgentStatus):
+                self.clock.status(event.state)
                 await self.send_json({"type": "status", "state": event.state})
                 if event.state == "listening" and self.replies >= self.max_turns:
                     self._end_later(TURN_LIMIT)

@@ -19,9 +19,12 @@ muted, sets no floor. That costs one RMS per frame; the recordings are measured 
 after the call with Silero VAD (:mod:`agents.speech.vad`). An agent's reply
 begins with its first audible audio (above -55 dBFS) after a silence once the caller has
 spoken at least ``MIN_TURN_MS`` since the last reply (the first audio of all is the
-greeting); audio after a pause with no caller turn in between goes on the same reply. A
-transcript may arrive before or after the audio it belongs to: an agent turn takes the
-reply whose audio began since the caller's last turn.
+greeting); audio after a pause with no caller turn in between goes on the same reply, and
+so does audio after a pause while the agent still says it is speaking (its own status,
+:meth:`TurnClock.status`): a caller who talks over the end of the greeting does not make
+the greeting's last sentence a reply. An agent that never says its state is judged by the
+pauses alone. A transcript may arrive before or after the audio it belongs to: an agent
+turn takes the reply whose audio began since the caller's last turn.
 """
 
 from __future__ import annotations
@@ -72,6 +75,8 @@ class TurnClock:
         self._reply: dict[str, Any] | None = None  # the agent's reply being heard
         self._reply_claimed = True
         self._waiting: dict[str, Any] | None = None  # an agent turn whose audio has not begun
+        self._states_said = False  # the agent has said its state (speaking, listening, …)
+        self._stopped_speaking = False  # … and said it stopped speaking since its last reply
 
     def caller(self, pcm: bytes, *, end: int) -> None:
         """A caller frame that ends at sample ``end`` of the caller's recording."""
@@ -96,14 +101,25 @@ class TurnClock:
             return
         after_silence = self._agent_end is None or start - self._agent_end > FRAME_SAMPLES
         self._agent_end = start + count
-        if self._reply is None or (after_silence and self._caller_spoke()):
+        if self._reply is None or (after_silence and self._caller_spoke()
+                                   and self._agent_turned()):
             self._reply_begins(start)
-        elif after_silence:  # the caller's sound since the last reply made no turn
+        elif after_silence and not self._caller_spoke():  # the caller's sound made no turn
             self._caller_onset, self._caller_voiced = None, 0
         self._reply["end_ms"] = _ms(self._agent_end)
 
+    def status(self, state: str) -> None:
+        """The agent's own word on its state (``speaking``, ``listening``, ``thinking``,
+        ``interrupted``): a reply can begin only once it has stopped speaking."""
+        self._states_said = True
+        if state != "speaking":
+            self._stopped_speaking = True
+
     def _caller_spoke(self) -> bool:
         return self._caller_voiced * 1000 >= MIN_TURN_MS * SAMPLE_RATE
+
+    def _agent_turned(self) -> bool:
+        return self._stopped_speaking or not self._states_said
 
     def _reply_begins(self, start: int) -> None:
         latency = None
@@ -112,6 +128,7 @@ class TurnClock:
                 latency = round((start - self._caller_end) * 1000 / SAMPLE_RATE, 1)
             self._last_stretch = (self._caller_onset, self._caller_end)
             self._caller_onset, self._caller_voiced = None, 0
+        self._stopped_speaking = False
         reply = {"start_ms": _ms(start), "end_ms": _ms(start), "latency_ms": latency}
         if self._waiting is not None:
             self._waiting.update(reply)

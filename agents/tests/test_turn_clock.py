@@ -87,6 +87,30 @@ def test_an_agent_that_talks_over_the_caller_has_no_latency_and_a_cough_is_no_tu
     assert over["start_ms"] == 1060 and over["latency_ms"] is None
 
 
+def test_a_caller_who_talks_over_the_greetings_last_sentence_makes_no_reply_of_it():
+    """The greeting comes late (a busy machine) and the caller starts speaking in its pause
+    between sentences; the agent still says it is speaking, so its last sentence stays the
+    greeting and the answer after the caller's turn is the one timed."""
+    call = Call()
+    call.clock.status("speaking")
+    greeting = call.clock.turn({"role": "agent", "text": "Thanks for calling. How can I help?"})
+    call.agent(50)  # 0 - 1000 ms: the first sentence
+    call.caller(SILENT, 50)
+    call.caller(LOUD, 10)  # the caller starts at 1000 ms, in the greeting's pause
+    call.agent(40)  # 1200 - 2000 ms: the greeting's second sentence, over the caller
+    call.caller(LOUD, 40)  # speaks on until 2000 ms
+    call.clock.status("listening")
+    call.caller(SILENT, 30)  # 600 ms of quiet
+    user = call.clock.turn({"role": "user", "text": "Book me in"})
+    call.clock.status("thinking")
+    call.clock.status("speaking")
+    call.agent(10)
+    answer = call.clock.turn({"role": "agent", "text": "Booked"})
+    assert (greeting["start_ms"], greeting["end_ms"], greeting["latency_ms"]) == (0, 2000, None)
+    assert (user["start_ms"], user["end_ms"]) == (1000, 2000)
+    assert (answer["start_ms"], answer["latency_ms"]) == (2600, 600.0)
+
+
 @pytest.mark.parametrize(("values", "expected"), [
     ([], {"avg_ms": None, "p50_ms": None, "p95_ms": None, "answered": 0}),
     ([800.0], {"avg_ms": 800.0, "p50_ms": 800.0, "p95_ms": 800.0, "answered": 1}),
