@@ -316,8 +316,10 @@ async def _call_until_the_end(battle, key, *, speak: bool = True):  # noqa: ANN0
     microphone = Microphone(client)
     microphone.start()
     try:
-        await listen_until(client, heard, agent_listening)
-        if speak:
+        # A line that drops (or fails) right after the greeting may end the call before
+        # the proxy says the agent listens: either ends this wait.
+        await listen_until(client, heard, lambda h: agent_listening(h) or h.of("session_end"))
+        if speak and not heard.of("session_end"):
             microphone.say(speech(CALLER_LINE))
         await listen_until(client, heard, lambda h: h.of("session_end"))
     finally:

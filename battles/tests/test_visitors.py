@@ -22,8 +22,11 @@ def post(client: Client, url: str, payload: dict, **headers):
 
 
 @pytest.fixture
-def quick_api(settings):
-    """No worker runs here: the API gives up waiting at once (504) and keeps the battle."""
+def quick_api(settings, fake_openai):
+    """The API gives up waiting at once (504) and keeps the battle. An answer takes at
+    least a second (the fake's first token comes no sooner), so a wait of 0.05 s never
+    sees one, even where an earlier test left the session's worker running."""
+    fake_openai.first_token_delay = 1.0
     settings.ARENA_API_WAIT_SECONDS = 0.05
     settings.ARENA_BATTLES_PER_MINUTE = 5
     return settings
