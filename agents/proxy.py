@@ -34,6 +34,7 @@ from agents.adapters.base import (
 from agents.models import recordings_dir
 from agents.speech.audio import MAX_CHUNK_BYTES, SAMPLE_BYTES, Track
 from agents.speech.turn_clock import TurnClock
+from arena import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -174,14 +175,16 @@ class CallSession:
         length = max((t.samples for t in self._tracks or ()), default=0)
         for track in self._tracks or ():
             track.close(length=length)
-        metrics = provider_metrics or (self.adapter.ended.provider_metrics
-                                       if self.adapter.ended else {})
+        reported = provider_metrics or (self.adapter.ended.provider_metrics
+                                        if self.adapter.ended else {})
         await database_sync_to_async(services.conversation_close)(
             conversation_id=self.conversation.pk, error=error, end_reason=reason,
             turns=self.turns, tool_calls=self.tool_calls,
             duration_seconds=ended - self.started,
             user_audio_path=str(self.caller_path), agent_audio_path=str(self.agent_path),
-            provider_metrics=metrics)
+            provider_metrics=reported)
+        metrics.voice_call_ended("failed" if error else "ended", [
+            t["latency_ms"] for t in self.turns if t.get("latency_ms") is not None])
         try:
             await self.send_json({"type": "session_end", "reason": reason, "error": error,
                                   "turns": sum(1 for t in self.turns if t["role"] == "user"),

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import connections
 
+from arena import metrics
 from arena.embedded_redis import start_embedded_redis
 from arena.env_file import load_env_file
 from arena.local_models.serving import STOP_TIMEOUT as MODELS_STOP_TIMEOUT
@@ -276,6 +277,7 @@ def main() -> int:
                      os.environ.get("PORT"), exc.strerror)
         return 2
     port = listener.getsockname()[1]
+    metrics.start_afresh()  # this run's processes count from zero (arena.metrics)
     supervisor = Supervisor()
 
     def request_stop(signum, frame):  # noqa: ARG001
@@ -292,7 +294,8 @@ def main() -> int:
         # load Python and the models side by side (the log says when each is ready).
         for index in range(settings.ARENA_WEB_PROCESSES):
             supervisor.spawn(f"daphne {index + 1}", daphne_shared_command(listener),
-                             pass_fds=(listener.fileno(),))
+                             pass_fds=(listener.fileno(),),
+                             on_exit=lambda dead: metrics.process_gone(dead.pid))
         if settings.ARENA_LOCAL_MODELS:
             # Its model servers are stopped together and each may take STOP_TIMEOUT
             # (LocalModelFleet.stop) before it is killed; the fleet needs a little more.

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 from django.http import HttpResponse
 
+from arena.metrics import ROUTE_KEY
+
 MAX_ANSWERS = 512  # per process; when full, expired ones go, then all
 MAX_AGE_RE = re.compile(rb"(?:^|,)\s*max-age\s*=\s*(\d+)")
 
@@ -46,6 +48,7 @@ class Answer:
     stored: float
     start: dict
     body: bytes
+    route: str | None = None  # its route pattern, for the request metrics (arena.metrics)
 
 
 class PublicAnswers:
@@ -69,6 +72,8 @@ class PublicAnswers:
         if b"no-cache" not in headers.get(b"cache-control", b""):
             answer = self.answers.get(self._key(resource, headers))
             if answer is not None and answer.expires > self.clock():
+                if answer.route:
+                    scope[ROUTE_KEY] = answer.route
                 return await self._repeat(answer, send)
         sent: list[dict] = []
 
@@ -77,7 +82,7 @@ class PublicAnswers:
             await send(message)
 
         await self.app(scope, receive, keep_and_send)
-        self._keep(resource, headers, sent)
+        self._keep(resource, headers, sent, scope.get(ROUTE_KEY))
 
     def _key(self, resource, headers: dict) -> tuple:
         return (*resource, *(headers.get(name) for name in self.vary.get(resource, ())))
@@ -87,7 +92,7 @@ class PublicAnswers:
         await send({**answer.start, "headers": [*answer.start["headers"], (b"age", age)]})
         await send({"type": "http.response.body", "body": answer.body})
 
-    def _keep(self, resource, headers: dict, sent: list[dict]) -> None:
+    def _keep(self, resource, headers: dict, sent: list[dict], route: str | None) -> None:
         if len(sent) != 2 or sent[0].get("status") != 200 or sent[1].get("more_body"):
             return
         start = sent[0]
@@ -109,4 +114,4 @@ class PublicAnswers:
         self.answers[self._key(resource, headers)] = Answer(
             expires=now + int(max_age[1]), stored=now,
             start={"type": start["type"], "status": 200, "headers": list(start["headers"])},
-            body=sent[1].get("body", b""))
+            body=sent[1].get("body", b""), route=route)

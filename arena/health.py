@@ -6,7 +6,8 @@ local models started) and 503 naming what it waits for. ``/healthz``: everyone (
 balancer every few seconds) gets the fast answer: can this process reach its database and
 Redis, one round trip each. Staff, or a caller with ``ARENA_HEALTH_TOKEN``, get the detailed
 one: the Celery workers (how many beat in the last few seconds) and every model
-with why it cannot answer, which names the key variables it lacks."""
+with why it cannot answer, which names the key variables it lacks. ``/api/health`` (seed
+004's path) is the same answer, and ``ARENA_METRICS_TOKEN`` shows its details too."""
 
 from __future__ import annotations
 
@@ -60,11 +61,16 @@ def check_models() -> dict:
     }
 
 
-def may_see_details(request: HttpRequest) -> bool:
-    """Staff, or a bearer of ``ARENA_HEALTH_TOKEN`` (``Authorization: Bearer <token>``)."""
-    token = settings.ARENA_HEALTH_TOKEN
+def bearer_holds(request: HttpRequest, token: str) -> bool:
+    """The request says ``Authorization: Bearer <token>`` with this (non-empty) token."""
     sent = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-    if token and sent and hmac.compare_digest(sent.encode(), token.encode()):
+    return bool(token and sent and hmac.compare_digest(sent.encode(), token.encode()))
+
+
+def may_see_details(request: HttpRequest) -> bool:
+    """Staff, or a bearer of ``ARENA_HEALTH_TOKEN`` or ``ARENA_METRICS_TOKEN``."""
+    if any(bearer_holds(request, token)
+           for token in (settings.ARENA_HEALTH_TOKEN, settings.ARENA_METRICS_TOKEN)):
         return True
     user = getattr(request, "user", None)
     return bool(user is not None and user.is_authenticated and user.is_staff)

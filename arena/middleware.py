@@ -26,6 +26,7 @@ from django.utils.deprecation import MiddlewareMixin
 from arena.aio import database_call
 from arena.errors import wants_json
 from arena.inputs import UNSTORABLE, unstorable
+from arena.metrics import route_seen
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
@@ -98,6 +99,14 @@ class XFrameOptionsMiddleware(OnTheLoop, clickjacking.XFrameOptionsMiddleware):
 
 class CSPMiddleware(OnTheLoop, csp.CSPMiddleware):
     pass  # the policy is a header built from settings
+
+
+class RouteForMetrics(OnTheLoop, MiddlewareMixin):
+    """Leaves the resolved route pattern where the request metrics read it
+    (:class:`arena.metrics.RequestMetrics`, around the whole application)."""
+
+    def process_view(self, request, callback, args, kwargs):
+        route_seen(request)
 
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")

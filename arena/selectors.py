@@ -74,6 +74,7 @@ def model_endpoint(model: AIModel) -> ModelEndpoint:
     """What the LLM client layer needs to call this model (never the key itself)."""
     return ModelEndpoint(
         slug=model.slug,
+        provider=model.provider,
         provider_kind=model.provider_kind,
         api_model=model.api_model,
         base_url=model_base_url(model),

@@ -69,6 +69,12 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 VAR_DIR = Path(env_str("ARENA_VAR_DIR") or BASE_DIR / "var")
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+# Metrics (arena.metrics): every process of this node writes its values to files here and
+# /metrics sums them. Set before any metric exists, and inherited by the processes the run
+# command starts; the run command empties it at start.
+METRICS_DIR = Path(env_str("PROMETHEUS_MULTIPROC_DIR") or VAR_DIR / "metrics")
+METRICS_DIR.mkdir(parents=True, exist_ok=True)
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(METRICS_DIR)
 
 ARENA_ENV = env_str("ARENA_ENV", "development")
 if ARENA_ENV not in {"development", "production", "test"}:
@@ -131,6 +137,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Django's own, each run on the event loop (arena.middleware).
     "arena.middleware.SecurityMiddleware",
+    "arena.middleware.RouteForMetrics",
     "arena.static_files.StaticFilesMiddleware",
     "arena.middleware.RejectUnstorableInput",
     "corsheaders.middleware.CorsMiddleware",
@@ -335,7 +342,8 @@ CSRF_FAILURE_VIEW = "arena.views.csrf_failure"
 # told to come back over HTTPS only. Behind a proxy that ends TLS, ARENA_PROXY_SSL_HEADER
 # names its header (e.g. X-Forwarded-Proto); ARENA_SSL_REDIRECT=0 when the proxy redirects.
 SECURE_SSL_REDIRECT = env_bool("ARENA_SSL_REDIRECT", ARENA_ENV == "production")
-SECURE_REDIRECT_EXEMPT = [r"^healthz(/live|/ready)?$"]  # load balancers probe over plain HTTP
+# Load balancers probe, and Prometheus scrapes, over plain HTTP inside the deployment.
+SECURE_REDIRECT_EXEMPT = [r"^healthz(/live|/ready)?$", r"^api/health$", r"^metrics$"]
 SECURE_HSTS_SECONDS = env_int("ARENA_HSTS_SECONDS",
                               31_536_000 if ARENA_ENV == "production" else 0, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("ARENA_HSTS_INCLUDE_SUBDOMAINS", True)
@@ -443,6 +451,9 @@ CELERY_BEAT_SCHEDULE["arena-sessions-clear-expired"] = {
 # /healthz answers everyone with database and Redis only; this token (sent as
 # "Authorization: Bearer <token>") or a staff login adds the workers and the models.
 ARENA_HEALTH_TOKEN = env_str("ARENA_HEALTH_TOKEN")
+# /metrics (Prometheus's format) answers only "Authorization: Bearer <this token>", 401
+# otherwise; unset: /metrics is off (404). It also shows /api/health's details.
+ARENA_METRICS_TOKEN = env_str("ARENA_METRICS_TOKEN")
 
 # A page that hears nothing of an unfinished answer for this long says so (the answer is
 # kept; the workers may be busy or restarting).

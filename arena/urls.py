@@ -14,6 +14,8 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("healthz/live", views.healthz_live, name="healthz-live"),
     path("healthz/ready", views.healthz_ready, name="healthz-ready"),
+    path("api/health", views.healthz, name="api-health"),  # seed 004's path, before the API's
+    path("metrics", views.metrics, name="metrics"),
     path("csp-report", views.csp_report, name="csp-report"),
     # For clients that ask for /favicon.ico without reading the page's <link rel="icon">.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),

@@ -7,8 +7,9 @@ import logging
 import sys
 
 from axes.helpers import get_cool_off
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -17,13 +18,15 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from arena.errors import RuleError, wants_json
-from arena.health import health_report, may_see_details, ready_report
+from arena.health import bearer_holds, health_report, may_see_details, ready_report
 from arena.modes import Figure, home_figures, modes
 from arena.ratelimit import visitor_limit
 from arena.selectors import model_list_available
 
 logger = logging.getLogger("arena.csp")
 CSP_REPORTS_PER_MINUTE = 30
+METRICS_UNAUTHORIZED = ("The metrics need the header 'Authorization: Bearer <token>' with the "
+                        "token set in ARENA_METRICS_TOKEN.")
 
 
 def home(request: HttpRequest):
@@ -40,6 +43,21 @@ def healthz(request: HttpRequest) -> JsonResponse:
     report = health_report(detailed=may_see_details(request))
     essential = report["database"]["ok"] and report["redis"]["ok"]
     return JsonResponse(report, status=200 if essential else 503)
+
+
+def metrics(request: HttpRequest) -> HttpResponse:
+    """Every process's metrics on this node in Prometheus's text format, for a bearer of
+    ``ARENA_METRICS_TOKEN`` (401 without it); 404 while no token is set."""
+    from arena.metrics import metrics_text  # noqa: PLC0415 - prometheus-client, when asked
+
+    if not settings.ARENA_METRICS_TOKEN:
+        raise Http404("Metrics are off: set ARENA_METRICS_TOKEN.")
+    if not bearer_holds(request, settings.ARENA_METRICS_TOKEN):
+        response = JsonResponse({"detail": METRICS_UNAUTHORIZED}, status=401)
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    body, content_type = metrics_text()
+    return HttpResponse(body, content_type=content_type)
 
 
 def healthz_live(request: HttpRequest) -> JsonResponse:  # noqa: ARG001

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from arena import metrics
 from arena.errors import RuleError
 from arena.steps import StepStatus, step_enqueue
 from debates.lineup import (
@@ -99,6 +100,7 @@ def debate_create(*, session_key: str = "", model_a: str | None = None,
                if calibration else {}))
         step_enqueue(DebateStep.objects.create(debate=debate, kind=StepKind.MODERATOR, round=1))
     logger.info("debate %s created (%d rounds)", debate.pk, rounds)
+    transaction.on_commit(lambda: metrics.debate_event("started"))
     return debate
 
 
@@ -167,6 +169,7 @@ def debate_fail(*, debate_id, reason: str) -> None:
             status=DebateStatus.FAILED, error=reason[:500],
             duration_ms=debate.elapsed_ms)
         announce_debate(debate.pk, status=DebateStatus.FAILED)
+        transaction.on_commit(lambda: metrics.debate_event("failed"))
     logger.warning("debate %s failed: %s", debate_id, reason)
 
 

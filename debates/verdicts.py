@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from arena import metrics
 from arena.errors import RuleError
 from debates.crowd import wagers_settle
 from debates.models import Debate, DebateStatus, JudgeEvaluation
@@ -45,7 +46,7 @@ def debate_record_verdicts(*, debate_id, results) -> None:
         debate.duration_ms = debate.elapsed_ms
         debate.save(update_fields=["status", "completed_at", "duration_ms", "updated_at"])
         wagers_settle(debate=debate)
-        announce_debate(debate.pk, status=debate.status)
+        _completed(debate)
         return
     JudgeEvaluation.objects.filter(debate=debate).delete()
     JudgeEvaluation.objects.bulk_create([
@@ -69,7 +70,13 @@ def debate_record_verdicts(*, debate_id, results) -> None:
     debate.save(update_fields=fields)
     if winner:
         debate_settle(debate=debate, winner=winner)
+    _completed(debate)
+
+
+def _completed(debate: Debate) -> None:
+    """After commit: pages told, the debate counted for the operators (arena.metrics)."""
     announce_debate(debate.pk, status=debate.status)
+    transaction.on_commit(lambda: metrics.debate_event("completed"))
 
 
 def debate_settle(*, debate: Debate, winner: str) -> None:

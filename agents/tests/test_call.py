@@ -31,6 +31,7 @@ from agents.tests.voice_support import (
     speech,
 )
 from arena.steps import FINISHED
+from testkit.metrics import scraped_here, value
 from testkit.visitors import visitor_session_key
 from testkit.waiting import wait_for
 
@@ -57,6 +58,7 @@ def _run_stages(battle_id) -> list[str]:
 
 async def test_a_spoken_call_is_heard_answered_recorded_and_measured(fake_openai):
     key, battle = await database_sync_to_async(_setup)(fake_openai)
+    before = scraped_here()
     # The greeting is spoken first; then the caller speaks their line.
     client, heard, microphone = await _listening(battle, key)
     greeting_frames = heard.audio_frames
@@ -81,6 +83,11 @@ async def test_a_spoken_call_is_heard_answered_recorded_and_measured(fake_openai
     await microphone.stop()
     end = heard.of("session_end")[0]
     assert end["reason"] == "caller ended the call" and end["error"] == "" and end["turns"] == 1
+    # Counted for the operators (arena.metrics): the call, and its one answer's latency.
+    after = scraped_here()
+    assert [value(after, name, **labels) - value(before, name, **labels) for name, labels in (
+        ("arena_voice_calls_total", {"outcome": "ended"}),
+        ("arena_voice_turn_latency_seconds_count", {}))] == [1, 1]
 
     conversation = await database_sync_to_async(AgentConversation.objects.get)(battle=battle)
     assert conversation.status == ConversationStatus.DONE

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from django.db import IntegrityError, models, transaction
 
+from arena import metrics
 from arena.errors import RuleError
 
 V = TypeVar("V")
@@ -87,6 +88,7 @@ def vote_once(*, lock: Callable[[], C], has_vote: Callable[[C], bool],
             if has_vote(contest):
                 raise RuleError(already_voted, status=409)
             vote = record(contest)
+            transaction.on_commit(lambda: metrics.vote_cast(vote))
             if announce is not None:
                 transaction.on_commit(lambda: announce(vote))
     except IntegrityError:

@@ -33,7 +33,7 @@ from typing import Any
 
 from django.conf import settings
 
-from arena import aio
+from arena import aio, metrics
 from arena.api_keys import api_key, missing_key_message
 from arena.llm import anthropic_provider, openai_provider, pace
 from arena.llm.classify import classify
@@ -198,6 +198,7 @@ def _completion(
 def _give_up(endpoint: ModelEndpoint, error: LLMError, attempt: int) -> LLMError:
     error.attempts = attempt
     error.model_slug = endpoint.slug
+    metrics.model_call_failed(endpoint, error)
     logger.error(
         "LLM call failed: model=%s attempts=%d error=%s status=%s detail=%s",
         endpoint.slug,
@@ -264,6 +265,7 @@ async def _call(
                     " (estimated)" if completion.usage_estimated else "",
                     completion.cost_usd,
                 )
+                metrics.model_call_done(endpoint, completion)
                 return completion
             if not error.retryable or attempt >= attempts_allowed:
                 raise _give_up(endpoint, error, attempt)

@@ -33,6 +33,7 @@ class ModelEndpoint:
     input_price_per_million: float = 0.0
     output_price_per_million: float = 0.0
     local_key: str = ""  # an embedded model on this machine: calls are paced (arena.llm.pace)
+    provider: str = ""  # its provider's name, for the operators' metrics (arena.metrics)
 
 
 @dataclass(frozen=True)

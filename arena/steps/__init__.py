@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -41,6 +42,7 @@ from django.utils import timezone
 from arena.steps.base import FINISHED, RESTARTED_NOTICE, Step, StepStatus, failed_for_good
 from arena.steps.leases import step_heartbeat, step_lease
 from arena.steps.runner import (
+    DUE_HEADER,
     UNEXPECTED_FAILURE,
     StepResult,
     StepWork,
@@ -85,7 +87,10 @@ def send_task(name: str, args: list, *, countdown: float | None = None) -> None:
     sending thread)."""
     from arena.celery import app  # noqa: PLC0415 - Celery: processes that send, not setup
 
-    app.send_task(name, args=args, countdown=countdown, ignore_result=True)
+    # When the job is due, for the steps' queue-wait metric (arena.steps.runner).
+    due = time.time() + (countdown or 0)
+    app.send_task(name, args=args, countdown=countdown, ignore_result=True,
+                  headers={DUE_HEADER: due})
 
 
 def batch_soon(key: str, send: Callable[[], object], *, countdown: float,

@@ -33,6 +33,7 @@ after its step finished (its worker died after the commit) does no work: it only
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -40,12 +41,14 @@ from typing import Any, Generic, TypeVar
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
+from arena import metrics
 from arena.steps.base import FINISHED, Step, StepStatus
 from arena.steps.leases import lease_until, step_lease
 
 logger = logging.getLogger(__name__)
 
 UNEXPECTED_FAILURE = "This failed because of an unexpected error; it was logged."
+DUE_HEADER = "arena_due_at"  # the job's message: when it was due (arena.steps.send_task)
 
 Job = TypeVar("Job")
 
@@ -100,6 +103,7 @@ def step_run(work: StepWork, pk, generation: int) -> bool:
 
 def _work_and_save(work: StepWork, pk, generation: int) -> bool:
     model = work.model
+    claimed, waited = time.perf_counter(), _queue_wait()
     try:
         job = work.load(pk)
         release_database()
@@ -111,7 +115,11 @@ def _work_and_save(work: StepWork, pk, generation: int) -> bool:
     if result is None:
         logger.info("%s %s was taken from its job (generation %s)", model.__name__, pk,
                     generation)
+        metrics.step_done(model, "taken", seconds=time.perf_counter() - claimed,
+                          waited=waited)
         return False
+    metrics.step_done(model, result.status, seconds=time.perf_counter() - claimed,
+                      waited=waited)
     try:
         return _save(work, pk, generation, result)
     except (InterfaceError, OperationalError):
@@ -136,6 +144,15 @@ def _save(work: StepWork, pk, generation: int, result: StepResult) -> bool:
             result.write()
         work.advance(model.objects.get(pk=pk))
     return True
+
+
+def _queue_wait() -> float | None:
+    """Seconds from the job's being due to now, read off the running task's message (None
+    where no worker runs it: a test calling ``step_run`` itself)."""
+    from celery import current_task  # noqa: PLC0415 - Celery: workers, not setup
+
+    due = current_task.request.get(DUE_HEADER) if current_task else None
+    return None if due is None else time.time() - float(due)
 
 
 def step_claim(model: type[Step], pk, generation: int) -> bool:

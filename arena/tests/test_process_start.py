@@ -74,7 +74,7 @@ HEAVY_AT_SETUP = (
     "arena.urls", "arena.api", "battles.views", "leaderboard.pages",
     "arena.contests.flags", "arena.contests.integrity", "arena.availability",
     "leaderboard.scans", "leaderboard.runs", "leaderboard.ratings",
-    "redis", "markdown_it", "nh3", "rich", "PIL",
+    "redis", "markdown_it", "nh3", "rich", "PIL", "prometheus_client",
 )
 
 SETUP = """

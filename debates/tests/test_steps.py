@@ -33,6 +33,7 @@ from debates.tests.debate_support import (
     worker_idle,
 )
 from testkit.fake_providers import Behaviour
+from testkit.metrics import scraped_here, value
 from testkit.steps import StepSends
 
 # Bad replies that fail a judge in both orders: each try is a reply and the structured
@@ -266,6 +267,19 @@ class TestJudging:
         assert all(speaker[model] != side for model, side in checked)
         page = debate_view(debate=debate, session_key="bettor")
         assert page.judge_name is None
+
+
+def test_the_operators_count_started_completed_and_failed_debates(debate_setup, fake_openai):
+    def counted(event: str) -> float:
+        return value(scraped_here(), "arena_debates_total", event=event)
+
+    before = {event: counted(event) for event in ("started", "completed", "failed")}
+    assert finished(debate_setup, start(debate_setup, rounds=1)).status == \
+        DebateStatus.COMPLETED
+    fake_openai.script(Behaviour.status(400, "This model is switched off."))
+    assert finished(debate_setup, start(debate_setup, rounds=1)).status == DebateStatus.FAILED
+    grew = {event: counted(event) - before[event] for event in before}
+    assert grew == {"started": 2, "completed": 1, "failed": 1}
 
 
 class TestFailuresAndControls:
