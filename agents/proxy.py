@@ -35,6 +35,7 @@ from agents.models import recordings_dir
 from agents.speech.audio import MAX_CHUNK_BYTES, SAMPLE_BYTES, Track
 from agents.speech.turn_clock import TurnClock
 from arena import metrics
+from arena.llm.ledger import set_call_purpose
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +80,8 @@ class CallSession:
 
     async def start(self) -> None:
         self.started = time.monotonic()
+        # The model calls of the call (an offline agent's) are entered as the voice mode's.
+        set_call_purpose("agents", "AgentConversation")
         base = recordings_dir()
         self._tracks = (Track(base / self.caller_path), Track(base / self.agent_path))
         try:

@@ -1,6 +1,7 @@
 from django.contrib import admin
+from django.utils import timezone
 
-from arena.models import AIModel, FlagStatus, VisitorFlag
+from arena.models import AIModel, FlagStatus, ModelCall, VisitorFlag
 
 TIMESTAMPS = ("created_at", "updated_at")
 
@@ -25,7 +26,13 @@ class AIModelAdmin(admin.ModelAdmin):
     )
     list_filter = ("status", "provider_kind", "is_local", "organization")
     search_fields = ("slug", "name", "organization", "provider")
-    readonly_fields = ("created_at", "updated_at", "availability", "reason")
+    readonly_fields = ("created_at", "updated_at", "availability", "reason", "approved_at")
+    actions = ["approve"]
+
+    @admin.action(description="Approve for random draws (priced above ARENA_APPROVAL_PRICE)")
+    def approve(self, request, queryset) -> None:
+        count = queryset.filter(approved_at__isnull=True).update(approved_at=timezone.now())
+        self.message_user(request, f"{count} model(s) approved for draws.")
 
     def changelist_view(self, request, extra_context=None):
         self._availability = None
@@ -76,3 +83,21 @@ class VisitorFlagAdmin(admin.ModelAdmin):
     @admin.action(description="Confirm: their votes stay out")
     def confirm(self, request, queryset) -> None:
         self._review(request, queryset, FlagStatus.CONFIRMED)
+
+
+@admin.register(ModelCall)
+class ModelCallAdmin(admin.ModelAdmin):
+    """The ledger of model calls (arena.llm.ledger), read-only: what each call cost and how
+    it went; never the conversation."""
+
+    list_display = ("created_at", "model_slug", "provider", "endpoint", "mode", "kind", "ok",
+                    "error_kind", "latency_ms", "cost_usd")
+    list_filter = ("ok", "endpoint", "mode", "provider")
+    search_fields = ("model_slug", "provider", "error_kind")
+    date_hierarchy = "created_at"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -59,6 +59,29 @@ def model_static_problem(model: AIModel) -> str | None:
             return status.reason
     if model.api_key_env and not key_source(model.api_key_env):
         return missing_key_message(model.api_key_env)
+    return cost_problem(model)
+
+
+AWAITS_APPROVAL = ("waits for staff approval: its output costs ${price}/M tokens, above "
+                   "ARENA_APPROVAL_PRICE")
+BUDGET_SPENT = ("has spent its budget for today (${spent:.2f}, ${cap:.2f} a day per endpoint); "
+                "back tomorrow (UTC)")
+
+
+def cost_problem(model: AIModel) -> str | None:
+    """Why the model is left out for its cost: priced above the approval line and not yet
+    approved, or its daily budget spent (every mode together, arena.llm.ledger)."""
+    from arena.llm.ledger import spent_today  # noqa: PLC0415
+    from arena.llm.types import FALLBACK, OWN  # noqa: PLC0415
+    from arena.selectors import model_daily_cap  # noqa: PLC0415
+
+    line = settings.ARENA_APPROVAL_PRICE
+    if line and float(model.output_price_per_million) > line and model.approved_at is None:
+        return AWAITS_APPROVAL.format(price=f"{float(model.output_price_per_million):g}")
+    cap = model_daily_cap(model)
+    endpoints = (OWN, FALLBACK) if model.fallback_base_url else (OWN,)
+    if cap > 0 and all(spent_today(model.slug, served_by=e) >= cap for e in endpoints):
+        return BUDGET_SPENT.format(spent=spent_today(model.slug), cap=cap)
     return None
 
 

@@ -6,8 +6,10 @@ The format is seed 000's (``id``, ``name``, ``model``, ``base_url``, ``api_key_e
 8), seed 004's ``cost_per_1m_input_tokens`` / ``cost_per_1m_output_tokens``,
 ``local`` for the embedded local models, and ``context_tokens`` (what the model reads
 at most, checked before a call; a local model's default is its server's context per
-request). Any problem is one line that names
-the file, the model and what is wrong.
+request), ``daily_spend_usd`` (what it may spend a day over every mode; absent: the
+setting's default) and ``fallback`` (``base_url``, ``model``, ``api_key_env`` of an
+OpenAI-compatible endpoint, e.g. OpenRouter, asked when its own fails or is over budget).
+Any problem is one line that names the file, the model and what is wrong.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ KNOWN_FIELDS = {
     "id", "name", "model", "kind", "provider", "base_url", "api_key_env", "organization",
     "license", "status", "max_tokens", "context_tokens", "system_prompt", "optional", "local",
     "cost_per_1m_input_tokens", "cost_per_1m_output_tokens", "aliases", "prefix_len",
+    "daily_spend_usd", "fallback",
 }
+FALLBACK_FIELDS = {"base_url", "model", "api_key_env"}
 
 
 class ModelConfigError(ValueError):
@@ -57,6 +61,8 @@ class ModelSpec:
     output_price_per_million: Decimal
     aliases: tuple[str, ...] = ()
     prefix_len: int = DEFAULT_PREFIX_LEN
+    daily_spend_usd: Decimal | None = None
+    fallback: dict[str, str] | None = None
 
     @property
     def is_local(self) -> bool:
@@ -83,6 +89,10 @@ class ModelSpec:
             "output_price_per_million": self.output_price_per_million,
             "key_prefix_len": self.prefix_len,
             "aliases": list(self.aliases),
+            "daily_spend_usd": self.daily_spend_usd,
+            "fallback_base_url": (self.fallback or {}).get("base_url", ""),
+            "fallback_api_model": (self.fallback or {}).get("model", ""),
+            "fallback_api_key_env": (self.fallback or {}).get("api_key_env", ""),
         }
 
 
@@ -183,7 +193,25 @@ def _parse_entry(path: Path, position: int, entry: Any) -> ModelSpec:
         output_price_per_million=_price(entry, "cost_per_1m_output_tokens", fail),
         aliases=_aliases(entry, fail),
         prefix_len=_prefix_len(entry, fail),
+        daily_spend_usd=(_price(entry, "daily_spend_usd", fail)
+                         if entry.get("daily_spend_usd") is not None else None),
+        fallback=_fallback(entry, fail),
     )
+
+
+def _fallback(entry: dict, fail) -> dict[str, str] | None:
+    raw = entry.get("fallback")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not raw.get("base_url"):
+        raise fail("fallback must be a mapping with at least base_url (and model, api_key_env)")
+    unknown = sorted(set(raw) - FALLBACK_FIELDS)
+    if unknown:
+        raise fail(f"fallback: unknown key '{unknown[0]}' (known: "
+                   f"{', '.join(sorted(FALLBACK_FIELDS))})")
+    if not str(raw["base_url"]).startswith(("http://", "https://")):
+        raise fail(f"fallback base_url '{raw['base_url']}' must start with http:// or https://")
+    return {key: str(raw.get(key) or "") for key in FALLBACK_FIELDS}
 
 
 def _prefix_len(entry: dict, fail) -> int:

@@ -105,6 +105,19 @@ class AIModel(UpdatedAtModel):
     in_models_file = models.BooleanField(
         default=True, help_text="False once the models file no longer lists it."
     )
+    # Costs (arena.costs): what it may spend a day, every mode together (None: the
+    # setting's default, 0: no cap), and staff's approval where its price asks for one.
+    daily_spend_usd = models.DecimalField(
+        max_digits=10, decimal_places=2, null=True, blank=True,
+        help_text="Spend a day over every mode; empty: ARENA_MODEL_DAILY_SPEND_USD, 0: none.")
+    approved_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="Staff approved it for random draws (needed above ARENA_APPROVAL_PRICE).")
+    # Another endpoint serving the same model (OpenRouter or any OpenAI-compatible one), used
+    # when its own provider fails or is over budget (arena.llm.client).
+    fallback_base_url = models.CharField(max_length=500, blank=True)
+    fallback_api_model = models.CharField(max_length=200, blank=True)
+    fallback_api_key_env = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -171,3 +184,36 @@ class CountedVote(models.Model):
 
     class Meta:
         abstract = True
+
+
+class Endpoint(models.TextChoices):  # the values of arena.llm.types.OWN and FALLBACK
+    OWN = "own", "Its own provider"
+    FALLBACK = "fallback", "The fallback endpoint"
+
+
+class ModelCall(models.Model):
+    """One call to a model, as the operators see it (:mod:`arena.llm.ledger`): which model,
+    through which endpoint, for which mode and kind of work, how it went, how long it took
+    and what it cost. Never the conversation, the key or who asked."""
+
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    model_slug = models.CharField(max_length=100)
+    provider = models.CharField(max_length=100)
+    endpoint = models.CharField(max_length=10, choices=Endpoint.choices, default=Endpoint.OWN)
+    mode = models.CharField(max_length=30, blank=True, help_text="The app whose work it was.")
+    kind = models.CharField(max_length=60, blank=True, help_text="e.g. Response, DebateStep.")
+    ok = models.BooleanField()
+    error_kind = models.CharField(max_length=60, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    ttft_ms = models.PositiveIntegerField(null=True, blank=True)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.FloatField(default=0.0)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["model_slug", "created_at"]),
+                   models.Index(fields=["provider", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.model_slug} {'ok' if self.ok else self.error_kind} {self.created_at:%c}"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -18,7 +20,7 @@ from arena.availability import (
 )
 from arena.llm.context import BYTES_PER_TOKEN, MESSAGE_OVERHEAD, input_budget
 from arena.llm.types import ModelEndpoint
-from arena.models import AIModel
+from arena.models import AIModel, ProviderKind
 from arena.queries import one_or_none
 
 
@@ -72,6 +74,23 @@ def model_endpoints_forget(**kwargs) -> None:
 
 def model_endpoint(model: AIModel) -> ModelEndpoint:
     """What the LLM client layer needs to call this model (never the key itself)."""
+    own = _own_endpoint(model)
+    if not model.fallback_base_url:
+        return own
+    return dataclasses.replace(own, fallback=dataclasses.replace(
+        own, provider=urlsplit(model.fallback_base_url).hostname or "fallback",
+        provider_kind=ProviderKind.OPENAI, base_url=model.fallback_base_url,
+        api_model=model.fallback_api_model or model.api_model,
+        api_key_env=model.fallback_api_key_env or None, local_key=""))
+
+
+def model_daily_cap(model: AIModel) -> float:
+    """What the model may spend a day over every mode (0: no cap)."""
+    cap = model.daily_spend_usd
+    return float(settings.ARENA_MODEL_DAILY_SPEND_USD if cap is None else cap)
+
+
+def _own_endpoint(model: AIModel) -> ModelEndpoint:
     return ModelEndpoint(
         slug=model.slug,
         provider=model.provider,
@@ -84,6 +103,7 @@ def model_endpoint(model: AIModel) -> ModelEndpoint:
         input_price_per_million=float(model.input_price_per_million),
         output_price_per_million=float(model.output_price_per_million),
         local_key=model.local_key if model.is_local else "",
+        daily_spend_usd=model_daily_cap(model),
     )
 
 

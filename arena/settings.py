@@ -421,6 +421,14 @@ ARENA_TRUSTED_PROXY_HEADER = env_str("ARENA_TRUSTED_PROXY_HEADER")
 # Model calls queued per provider and minute, over all visitors (0: no budget).
 ARENA_PROVIDER_CALLS_PER_MINUTE = env_int("ARENA_PROVIDER_CALLS_PER_MINUTE", 600, minimum=0)
 
+# --- Costs (arena.llm.ledger, arena.costs) ---------------------------------------
+# What a model may spend a day over every mode, in US dollars (0: no cap); a model's own
+# daily_spend_usd (the models file's daily_spend_usd) overrides it.
+ARENA_MODEL_DAILY_SPEND_USD = env_float("ARENA_MODEL_DAILY_SPEND_USD", 0.0)
+# Models whose output costs more than this per million tokens are left out of random draws
+# until staff approve them in the admin (0: none needs approval).
+ARENA_APPROVAL_PRICE = env_float("ARENA_APPROVAL_PRICE", 0.0)
+
 # --- Live streams (arena.streaming) ---------------------------------------------
 # A stream's chunks after the first are sent at most this often, joined (0: every chunk).
 ARENA_STREAM_FLUSH_MS = env_int("ARENA_STREAM_FLUSH_MS", 40, minimum=0)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import dataclasses
 import logging
 import time
 from types import ModuleType
@@ -35,10 +36,22 @@ from django.conf import settings
 
 from arena import aio, metrics
 from arena.api_keys import api_key, missing_key_message
-from arena.llm import anthropic_provider, openai_provider, pace
+from arena.llm import anthropic_provider, ledger, openai_provider, pace
 from arena.llm.classify import classify
-from arena.llm.errors import LLMConfigError, LLMError
+from arena.llm.errors import (
+    LLMAuthError,
+    LLMConfigError,
+    LLMConnectionError,
+    LLMError,
+    LLMMalformedResponse,
+    LLMOverBudget,
+    LLMRateLimited,
+    LLMServerError,
+    LLMTimeout,
+)
 from arena.llm.types import (
+    FALLBACK,
+    OWN,
     AttemptState,
     CallbackFailed,
     ChatMessage,
@@ -195,10 +208,12 @@ def _completion(
     )
 
 
-def _give_up(endpoint: ModelEndpoint, error: LLMError, attempt: int) -> LLMError:
+async def _give_up(endpoint: ModelEndpoint, error: LLMError, attempt: int, *,
+                   served_by: str) -> LLMError:
     error.attempts = attempt
     error.model_slug = endpoint.slug
     metrics.model_call_failed(endpoint, error)
+    await ledger.record(endpoint, served_by=served_by, error=error)
     logger.error(
         "LLM call failed: model=%s attempts=%d error=%s status=%s detail=%s",
         endpoint.slug,
@@ -210,6 +225,13 @@ def _give_up(endpoint: ModelEndpoint, error: LLMError, attempt: int) -> LLMError
     return error
 
 
+# What makes a model's fallback endpoint answer instead: its own provider failing (after the
+# retries), refusing our key, missing one, or the model's budget spent. Not a request the
+# provider refused as such (too long, malformed): another endpoint would refuse it too.
+FALL_BACK_ON = (LLMTimeout, LLMConnectionError, LLMRateLimited, LLMServerError,
+                LLMMalformedResponse, LLMAuthError, LLMConfigError, LLMOverBudget)
+
+
 async def _call(
     endpoint: ModelEndpoint,
     messages: list[ChatMessage],
@@ -219,7 +241,57 @@ async def _call(
     on_restart: RestartCallback | None = None,
     output: JsonOutput | None = None,
 ) -> Completion:
+    """The model's own endpoint, within its daily budget; its fallback endpoint (if it has
+    one) when that fails (:data:`FALL_BACK_ON`). Text already streamed from the failed
+    endpoint is taken back first (``on_restart``)."""
     messages = _check_messages(messages)
+    streamed = False
+
+    async def delta(text: str) -> None:
+        nonlocal streamed
+        streamed = True
+        await call_maybe_async(on_delta, text)
+
+    try:
+        return await _within_budget(endpoint, messages, stream=stream,
+                                    on_delta=delta if on_delta else None,
+                                    on_restart=on_restart, output=output, served_by=OWN)
+    except LLMError as error:
+        if endpoint.fallback is None or not isinstance(error, FALL_BACK_ON):
+            raise
+        logger.warning("LLM call: model=%s failed on its own endpoint (%s); asking its "
+                       "fallback", endpoint.slug, type(error).__name__)
+    if streamed and on_restart is not None:
+        await call_maybe_async(on_restart)
+    completion = await _within_budget(endpoint.fallback, messages, stream=stream,
+                                      on_delta=on_delta, on_restart=on_restart, output=output,
+                                      served_by=FALLBACK)
+    return dataclasses.replace(completion, served_by=FALLBACK)
+
+
+async def _within_budget(endpoint: ModelEndpoint, messages: list[ChatMessage], *,
+                         served_by: str, **call) -> Completion:
+    """The call, unless the model has spent its daily cap through this endpoint."""
+    if endpoint.daily_spend_usd > 0:
+        try:
+            await aio.database_call(ledger.check_budget)(endpoint, served_by=served_by)
+        except LLMOverBudget as error:
+            error.model_slug = endpoint.slug
+            logger.info("LLM call not made: %s", error.detail)
+            raise
+    return await _call_endpoint(endpoint, messages, served_by=served_by, **call)
+
+
+async def _call_endpoint(
+    endpoint: ModelEndpoint,
+    messages: list[ChatMessage],
+    *,
+    stream: bool,
+    on_delta: DeltaCallback | None,
+    on_restart: RestartCallback | None,
+    output: JsonOutput | None,
+    served_by: str,
+) -> Completion:
     if output is None:  # a JSON object is as long as its shape needs, and a grammar ends it
         endpoint = pace.paced(endpoint)
     try:
@@ -227,7 +299,7 @@ async def _call(
         api_key = read_api_key(endpoint)
         timeouts = llm_timeouts()
     except LLMConfigError as error:
-        raise _give_up(endpoint, error, 0) from None
+        raise await _give_up(endpoint, error, 0, served_by=served_by) from None
     call_timeouts = pace.call_timeouts(endpoint, messages, timeouts)
     secrets = (api_key,)
     attempts_allowed = max_attempts()
@@ -266,9 +338,10 @@ async def _call(
                     completion.cost_usd,
                 )
                 metrics.model_call_done(endpoint, completion)
+                await ledger.record(endpoint, served_by=served_by, completion=completion)
                 return completion
             if not error.retryable or attempt >= attempts_allowed:
-                raise _give_up(endpoint, error, attempt)
+                raise await _give_up(endpoint, error, attempt, served_by=served_by)
             wait = backoff_delay(attempt)
             logger.warning(
                 "LLM call retry: model=%s attempt=%d/%d error=%s status=%s detail=%s "

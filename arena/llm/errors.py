@@ -123,6 +123,13 @@ class LLMMalformedResponse(LLMError):
     default_user_message = "The model provider sent a response that could not be understood."
 
 
+class LLMOverBudget(LLMError):
+    """The model has spent its daily budget (:mod:`arena.llm.ledger`): nothing was sent."""
+
+    default_user_message = ("This model has spent its budget for today; it answers again "
+                            "tomorrow (UTC).")
+
+
 class LLMConfigError(LLMError):
     default_user_message = "This model is not configured correctly."
 

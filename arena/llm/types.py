@@ -34,6 +34,12 @@ class ModelEndpoint:
     output_price_per_million: float = 0.0
     local_key: str = ""  # an embedded model on this machine: calls are paced (arena.llm.pace)
     provider: str = ""  # its provider's name, for the operators' metrics (arena.metrics)
+    daily_spend_usd: float = 0.0  # what it may spend a day over every mode (0: no cap)
+    # Another endpoint serving the same model, asked when this one fails or is over budget.
+    fallback: ModelEndpoint | None = None
+
+
+OWN, FALLBACK = "own", "fallback"  # which endpoint of a model served a call
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,7 @@ class Completion:
     attempts: int
     usage_estimated: bool = False  # True when the provider sent no usage (see estimate_tokens)
     cut_at_limit: bool = False  # the provider stopped at max_tokens (finish_reason "length")
+    served_by: str = OWN  # FALLBACK when the model's fallback endpoint answered
 
 
 def estimate_tokens(text: str) -> int:

@@ -54,6 +54,9 @@ class Step(UpdatedAtModel):
     input_tokens = models.PositiveIntegerField(null=True, blank=True)
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
     cost_usd = models.FloatField(null=True, blank=True)
+    served_by = models.CharField(
+        max_length=10, blank=True,
+        help_text="Which endpoint of the model answered: own, or its fallback.")
 
     class Meta:
         abstract = True
@@ -78,4 +81,5 @@ class Step(UpdatedAtModel):
             "output_tokens": completion.output_tokens,
             "cost_usd": completion.cost_usd,
             "attempts": completion.attempts,
+            "served_by": completion.served_by,
         }

@@ -42,6 +42,7 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from arena import metrics
+from arena.llm.ledger import call_purpose
 from arena.steps.base import FINISHED, Step, StepStatus
 from arena.steps.leases import lease_until, step_lease
 
@@ -107,7 +108,8 @@ def _work_and_save(work: StepWork, pk, generation: int) -> bool:
     try:
         job = work.load(pk)
         release_database()
-        with step_lease(model, pk, generation):
+        with step_lease(model, pk, generation), \
+                call_purpose(model._meta.app_label, model.__name__):
             result = work.work(job)
     except Exception:
         logger.exception("%s %s failed unexpectedly", model.__name__, pk)

@@ -492,6 +492,7 @@ async def test_wrong_key_echoed_by_server_never_leaks(
     _assert_no_key(wrong, caught.value, caplog)
 
 
+@pytest.mark.django_db(transaction=True)  # the call is entered in the ledger
 async def test_success_logs_without_key(
     fake: FakeProviderServer, caplog: pytest.LogCaptureFixture
 ) -> None:

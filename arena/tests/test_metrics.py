@@ -168,6 +168,7 @@ def test_a_battle_voted_through_the_web_process_shows_on_its_metrics(
     assert calls == 2
 
 
+@pytest.mark.django_db(transaction=True)  # Channels checks the database connection
 async def test_open_sockets_are_counted_by_mode_while_they_are_open():
     from asgiref.sync import sync_to_async
     from channels.generic.websocket import AsyncWebsocketConsumer

@@ -1,0 +1,111 @@
+"""The ledger of model calls, and the daily spend cap it makes possible.
+
+Every call the client makes (:mod:`arena.llm.client`) is entered as one
+:class:`arena.models.ModelCall` row: model, endpoint, the mode and kind of work it served
+(:func:`call_purpose`, set by the step runner around a step's work and by the voice proxy
+around a call), how it went, its latency, tokens and cost. The operations page, the alerts
+and ``manage.py costs`` read it; a model's spend today, summed from it, is checked before
+each call against the model's daily cap (:func:`check_budget`), so every mode obeys one cap:
+the cap holds for each endpoint of the model (its own provider, its fallback), each being
+its own provider's bill.
+
+The ledger never costs a call its answer: a row that cannot be written is logged and the
+call goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import datetime, timedelta
+
+from arena.llm.errors import LLMError, LLMOverBudget
+from arena.llm.types import Completion, ModelEndpoint
+
+logger = logging.getLogger("arena.llm")
+
+_purpose: ContextVar[tuple[str, str]] = ContextVar("arena_call_purpose", default=("", ""))
+
+
+@contextmanager
+def call_purpose(mode: str, kind: str) -> Iterator[None]:
+    """The calls made inside are entered as ``mode``'s ``kind`` of work (the context is
+    copied into the coroutines and threads the work starts)."""
+    token = _purpose.set((mode, kind))
+    try:
+        yield
+    finally:
+        _purpose.reset(token)
+
+
+def set_call_purpose(mode: str, kind: str) -> None:
+    """The same for the rest of the current task (a voice call's consumer)."""
+    _purpose.set((mode, kind))
+
+
+def start_of_day(now: datetime) -> datetime:
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def spent_today(slug: str, *, served_by: str | None = None) -> float:
+    """What the model's calls cost since midnight (UTC), over every mode: through one of its
+    endpoints (``served_by``: each is its own provider's bill), or through any."""
+    from django.db.models import Sum  # noqa: PLC0415 - the ledger loads with the client
+    from django.utils import timezone  # noqa: PLC0415
+
+    from arena.models import ModelCall  # noqa: PLC0415
+
+    calls = ModelCall.objects.filter(model_slug=slug,
+                                     created_at__gte=start_of_day(timezone.now()))
+    if served_by is not None:
+        calls = calls.filter(endpoint=served_by)
+    return calls.aggregate(s=Sum("cost_usd"))["s"] or 0.0
+
+
+def check_budget(endpoint: ModelEndpoint, *, served_by: str) -> None:
+    """Raise :class:`LLMOverBudget` when the model has spent its daily cap (if it has one)
+    through this endpoint."""
+    if endpoint.daily_spend_usd <= 0:
+        return
+    spent = spent_today(endpoint.slug, served_by=served_by)
+    if spent >= endpoint.daily_spend_usd:
+        raise LLMOverBudget(f"model {endpoint.slug} spent ${spent:.4f} of its "
+                            f"${endpoint.daily_spend_usd:.2f} today through its {served_by} "
+                            "endpoint")
+
+
+def seconds_until_tomorrow(now: datetime) -> int:
+    return int((start_of_day(now) + timedelta(days=1) - now).total_seconds()) + 1
+
+
+def enter(endpoint: ModelEndpoint, *, served_by: str, completion: Completion | None = None,
+          error: LLMError | None = None) -> None:
+    """Write one call's row (sync: the client runs it through ``database_call``)."""
+    from arena.models import ModelCall  # noqa: PLC0415
+
+    mode, kind = _purpose.get()
+    fields = {"model_slug": endpoint.slug, "provider": endpoint.provider or endpoint.provider_kind,
+              "endpoint": served_by, "mode": mode, "kind": kind, "ok": error is None}
+    if completion is not None:
+        fields.update(latency_ms=completion.latency_ms, ttft_ms=completion.ttft_ms,
+                      input_tokens=completion.input_tokens,
+                      output_tokens=completion.output_tokens, cost_usd=completion.cost_usd)
+    else:
+        fields["error_kind"] = type(error).__name__
+    ModelCall.objects.create(**fields)
+
+
+async def record(endpoint: ModelEndpoint, *, served_by: str,
+                 completion: Completion | None = None, error: LLMError | None = None) -> None:
+    """Enter the call in the ledger; a row that cannot be written is logged, never raised:
+    the answer matters more than its entry."""
+    from arena.aio import database_call  # noqa: PLC0415
+
+    try:
+        await database_call(enter)(endpoint, served_by=served_by, completion=completion,
+                                   error=error)
+    except Exception as exc:
+        logger.warning("a call of %s could not be entered in the ledger (%s)", endpoint.slug,
+                       type(exc).__name__)
