@@ -4,6 +4,7 @@ schedule of the platform (settings.CELERY_BEAT_SCHEDULE) and of every mode.
 Only the processes that send or run tasks import it (``celery -A arena`` finds it here):
 ``django.setup()`` does not, so a command that sends nothing loads no Celery."""
 
+import logging
 import os
 from importlib import import_module
 
@@ -12,6 +13,7 @@ from django.utils.module_loading import module_has_submodule
 
 from arena.broker import mend_redis_channel_close
 from arena.llm import load_client
+from arena.logs import request_id_to_headers, task_request_id_end, task_request_id_start
 from arena.modes import beat_schedule
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
@@ -32,6 +34,32 @@ def add_the_modes_beat_entries(sender: Celery, **kwargs) -> None:
     """Each mode's periodic tasks join the platform's own. Beat and the worker finalize the
     app once Django is set up and the tasks are imported (its registry names the modes)."""
     sender.conf.beat_schedule = {**sender.conf.beat_schedule, **beat_schedule()}
+
+
+@signals.setup_logging.connect
+def keep_the_arenas_logging(loglevel=None, **kwargs) -> None:
+    """Worker and beat log through the handler and format of the settings' LOGGING (set up
+    by django.setup(): JSON lines when LOG_FORMAT=json), not Celery's own: connected, this
+    receiver keeps Celery from replacing the root logger's handlers. The command's
+    ``--loglevel`` still decides what the process logs, as it did."""
+    if loglevel:
+        logging.getLogger().setLevel(loglevel)
+
+
+@signals.before_task_publish.connect
+def carry_the_request_id(headers=None, **kwargs) -> None:
+    """A task sent while serving a request (or running a task that one sent) carries its id."""
+    request_id_to_headers(headers)
+
+
+@signals.task_prerun.connect
+def run_under_the_request_id(task=None, **kwargs) -> None:
+    task_request_id_start(task)
+
+
+@signals.task_postrun.connect
+def forget_the_request_id(task=None, **kwargs) -> None:
+    task_request_id_end(task)
 
 
 @signals.worker_init.connect

@@ -10,7 +10,8 @@ work per read.
 
 Only what a view declared public is kept, and never an answer that sets a cookie, is not a
 200, streams, or varies on everything (``Vary: *``). A request saying ``Cache-Control:
-no-cache`` is answered afresh (and the fresh answer kept).
+no-cache`` is answered afresh (and the fresh answer kept). A repeated answer says a request
+id of its own in ``X-Request-ID``, never the one of the request it was kept from.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from dataclasses import dataclass
 
 from django.http import HttpResponse
 
+from arena.logs import HEADER, request_id_for
 from arena.metrics import ROUTE_KEY
 
 MAX_ANSWERS = 512  # per process; when full, expired ones go, then all
 MAX_AGE_RE = re.compile(rb"(?:^|,)\s*max-age\s*=\s*(\d+)")
+REQUEST_ID = HEADER.lower().encode()
 
 
 def public_for(response: HttpResponse, seconds: int) -> HttpResponse:
@@ -74,7 +77,7 @@ class PublicAnswers:
             if answer is not None and answer.expires > self.clock():
                 if answer.route:
                     scope[ROUTE_KEY] = answer.route
-                return await self._repeat(answer, send)
+                return await self._repeat(answer, send, headers.get(REQUEST_ID, b""))
         sent: list[dict] = []
 
         async def keep_and_send(message):
@@ -87,9 +90,11 @@ class PublicAnswers:
     def _key(self, resource, headers: dict) -> tuple:
         return (*resource, *(headers.get(name) for name in self.vary.get(resource, ())))
 
-    async def _repeat(self, answer: Answer, send) -> None:
+    async def _repeat(self, answer: Answer, send, incoming_id: bytes) -> None:
         age = str(int(self.clock() - answer.stored)).encode()
-        await send({**answer.start, "headers": [*answer.start["headers"], (b"age", age)]})
+        request_id = request_id_for(incoming_id.decode("latin-1")).encode()
+        await send({**answer.start, "headers": [*answer.start["headers"], (b"age", age),
+                                                (REQUEST_ID, request_id)]})
         await send({"type": "http.response.body", "body": answer.body})
 
     def _keep(self, resource, headers: dict, sent: list[dict], route: str | None) -> None:
@@ -113,5 +118,7 @@ class PublicAnswers:
         self.vary[resource] = vary
         self.answers[self._key(resource, headers)] = Answer(
             expires=now + int(max_age[1]), stored=now,
-            start={"type": start["type"], "status": 200, "headers": list(start["headers"])},
+            start={"type": start["type"], "status": 200,
+                   "headers": [(name, value) for name, value in start["headers"]
+                               if name.lower() != REQUEST_ID]},
             body=sent[1].get("body", b""), route=route)

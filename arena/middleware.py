@@ -9,12 +9,17 @@ reach the database, its class says when (:meth:`OnTheLoop.needs_database`) and o
 takes the hand-off. A hook that touched the database on the loop anyway would fail loudly
 (Django raises ``SynchronousOnlyOperation``), never block quietly.
 
-Under a sync handler (the test client) each class is exactly Django's.
+Under a sync handler (the test client) each class is exactly Django's. Beside them, the
+arena's own: the request id every log line names (:class:`RequestIdMiddleware`), and the
+refusal of input no database can store (:class:`RejectUnstorableInput`).
 """
 
 from __future__ import annotations
 
-from asgiref.sync import iscoroutinefunction
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from csp import middleware as csp
 from django.contrib.auth import middleware as auth
 from django.contrib.messages import middleware as messages
@@ -26,6 +31,7 @@ from django.utils.deprecation import MiddlewareMixin
 from arena.aio import database_call
 from arena.errors import wants_json
 from arena.inputs import UNSTORABLE, unstorable
+from arena.logs import HEADER, request_id_bound, request_id_for
 from arena.metrics import route_seen
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
@@ -65,6 +71,47 @@ class OnTheLoop:
             else:
                 response = self.process_response(request, response)
         return response
+
+
+class RequestIdMiddleware:
+    """Each request gets an id (:mod:`arena.logs`): the caller's ``X-Request-ID`` when it
+    is a short safe token, else a new one. Everything the request logs and every task it
+    sends carries it, and the response says it in ``X-Request-ID``, so a person's report or
+    a proxy's log finds the arena's lines.
+
+    Not an :class:`OnTheLoop` class, though it too runs where the request is (on the loop
+    under daphne): its hooks could not unset the id when an exception leaves the handler,
+    and the test client runs one request after another in the test's own thread, which must
+    not keep the last one's id. What a streamed body logs while it is sent, after the
+    response left here, is logged without it."""
+
+    sync_capable = async_capable = True
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    def __call__(self, request):
+        if iscoroutinefunction(self):
+            return self._acall(request)
+        with _request_id_of(request):
+            response = self.get_response(request)
+        response[HEADER] = request.request_id
+        return response
+
+    async def _acall(self, request):
+        with _request_id_of(request):
+            response = await self.get_response(request)
+        response[HEADER] = request.request_id
+        return response
+
+
+@contextmanager
+def _request_id_of(request) -> Iterator[None]:
+    request.request_id = request_id_for(request.headers.get(HEADER))
+    with request_id_bound(request.request_id):
+        yield
 
 
 class SecurityMiddleware(OnTheLoop, security.SecurityMiddleware):

@@ -135,6 +135,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every line the others log names the request (arena.logs).
+    "arena.middleware.RequestIdMiddleware",
     # Django's own, each run on the event loop (arena.middleware).
     "arena.middleware.SecurityMiddleware",
     "arena.middleware.RouteForMetrics",
@@ -388,19 +390,32 @@ ARENA_LLM_BACKOFF_BASE = env_float("ARENA_LLM_BACKOFF_BASE", 1.0)
 ARENA_PING_CACHE_SECONDS = env_int("ARENA_PING_CACHE_SECONDS", 30, minimum=0)
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+# How every process (daphne, the workers, beat, commands) writes its log lines: "plain" for a
+# person at a terminal, "json" (one JSON object a line: time, level, logger, message,
+# request_id, exception) for a log collector. Both name the request a line belongs to
+# (arena.logs).
+LOG_FORMAT = (env_str("LOG_FORMAT") or "plain").lower()
+if LOG_FORMAT not in {"plain", "json"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT={LOG_FORMAT!r} must be plain or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "arena.logs.RequestIdFilter"}},
+    # Only the format in use is listed: logging builds every formatter listed, and the JSON
+    # one loads python-json-logger.
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "lines": {"()": "arena.logs.PlainLines" if LOG_FORMAT == "plain"
+                  else "arena.logs.json_lines.JsonLines"},
     },
     "handlers": {
         "stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout",
-                   "formatter": "plain"},
+                   "formatter": "lines", "filters": ["request_id"]},
     },
     "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
     "loggers": {
         "django": {"handlers": ["stdout"], "level": "INFO", "propagate": False},
+        # runserver's request lines: Django's own handler writes them in a format of its own.
+        "django.server": {"handlers": ["stdout"], "level": "INFO", "propagate": False},
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
     },

@@ -4,6 +4,7 @@ run command, the live-server tests, the benchmarks and the commands that need a 
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import socket
 import subprocess
@@ -70,6 +71,28 @@ def accept_one_at_a_time() -> None:
     from twisted.internet import tcp  # noqa: PLC0415 - Twisted (0.26 s): daphne's process only
 
     tcp.Port.numberAccepts = property(lambda port: 1, lambda port, value: None)
+
+
+def access_log_through_logging() -> None:
+    """With ``LOG_FORMAT=json``, daphne's access log goes through logging (logger
+    ``daphne.access``), so that its lines are JSON lines too: daphne writes them straight to
+    stdout in a format of its own. Its command line picks the writer once it has imported the
+    application, which is where this runs; a process that only imports the application (a
+    test, a probe) changes nothing. The lines carry no request id: daphne writes them after
+    the response, outside the request (the response's ``X-Request-ID`` says it)."""
+    cli = sys.modules.get("daphne.cli")
+    if cli is None or settings.LOG_FORMAT != "json":
+        return
+    from daphne.access import AccessLogGenerator  # noqa: PLC0415 - daphne's process only
+
+    access = logging.getLogger("daphne.access")
+
+    class LoggedAccess(AccessLogGenerator):
+        def write_entry(self, host, date, request, status=None, length=None, ident=None,
+                        user=None) -> None:
+            access.info('%s "%s" %s %s', host, request, status or "-", length or "-")
+
+    cli.AccessLogGenerator = LoggedAccess
 
 
 def settle_heap() -> None:

@@ -1,6 +1,8 @@
 """Public answers are repeated from memory before Django is reached, and nothing else is
 (arena.edge.PublicAnswers)."""
 
+import re
+
 import pytest
 
 from arena.edge import PublicAnswers
@@ -119,6 +121,19 @@ async def test_a_request_for_a_fresh_answer_gets_one_and_it_is_kept():
     fresh = await get(edge, headers=((b"cache-control", b"no-cache"),))
     assert fresh[2] == b"2"
     assert (await get(edge))[2] == b"2"
+
+
+async def test_a_repeated_answer_names_a_request_id_of_its_own():
+    """Never the id of the request the answer was kept from: that one is another visitor's,
+    and its log lines are not this request's."""
+    app, seen = answering(PUBLIC, (b"X-Request-ID", b"first-visitor"))
+    edge = PublicAnswers(app, clock=Clock())
+    assert (await get(edge))[1][b"X-Request-ID"] == b"first-visitor"  # Django's, passed on
+    mine = (await get(edge, headers=((b"x-request-id", b"mine-1"),)))[1]
+    new = (await get(edge))[1]
+    assert len(seen) == 1
+    assert b"X-Request-ID" not in mine and mine[b"x-request-id"] == b"mine-1"
+    assert re.fullmatch(rb"[0-9a-f]{32}", new[b"x-request-id"])
 
 
 async def test_memory_is_bounded():
