@@ -19,7 +19,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from arena.llm.errors import LLMError, LLMOverBudget
 from arena.llm.types import Completion, ModelEndpoint
@@ -74,10 +74,6 @@ def check_budget(endpoint: ModelEndpoint, *, served_by: str) -> None:
         raise LLMOverBudget(f"model {endpoint.slug} spent ${spent:.4f} of its "
                             f"${endpoint.daily_spend_usd:.2f} today through its {served_by} "
                             "endpoint")
-
-
-def seconds_until_tomorrow(now: datetime) -> int:
-    return int((start_of_day(now) + timedelta(days=1) - now).total_seconds()) + 1
 
 
 def enter(endpoint: ModelEndpoint, *, served_by: str, completion: Completion | None = None,
