@@ -11,7 +11,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 ARENA_ENV=production \
     UV_PROJECT_ENVIRONMENT=/opt/venv UV_NO_CACHE=1 UV_COMPILE_BYTECODE=1 \
     PATH=/opt/venv/bin:$PATH
 WORKDIR /app
-RUN useradd --system --uid 10001 --home-dir /var/lib/arena --create-home arena
+# media: the folder compose mounts a shared volume on; made here, so that the volume is
+# created the unprivileged user's.
+RUN useradd --system --uid 10001 --home-dir /var/lib/arena --create-home arena \
+    && install -d -o arena -g arena /var/lib/arena/media
 # The locked set (uv.lock, hashes checked), without the `embedded` and `test` extras; the
 # dependencies first, so a code change reuses this layer.
 COPY requirements-uv.txt pyproject.toml uv.lock ./

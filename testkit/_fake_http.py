@@ -157,6 +157,8 @@ class FakeProviderServer:
         self._counter = 0
         # Streams the client closed before the end: (request, tokens it had been sent).
         self.abandoned: list[tuple[RecordedRequest, int]] = []
+        self._hold: tuple[int, threading.Event] | None = None
+        self.held = 0  # streams waiting at the hold now
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> FakeProviderServer:
@@ -222,6 +224,14 @@ class FakeProviderServer:
         """Queue behaviours for the next requests (FIFO); afterwards ``default`` applies."""
         with self._cond:
             self._queue.extend(behaviours)
+
+    def hold(self, after_tokens: int) -> threading.Event:
+        """Every stream started from now on stops after ``after_tokens`` tokens until the
+        returned event is set: a test acts mid-answer at a moment of its own choosing (kills
+        a server, connects a page) instead of guessing how long the answer lasts."""
+        release = threading.Event()
+        self._hold = (after_tokens, release)
+        return release
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -333,6 +343,18 @@ class FakeProviderServer:
         per = b.token_delay if b.token_delay is not None else self.token_delay
         return first, per
 
+    def _wait_held(self, release: threading.Event) -> None:
+        with self._cond:
+            self.held += 1
+            self._cond.notify_all()
+        try:
+            while not release.wait(0.05):
+                if self._stop.is_set():  # the server stopping ends a held stream too
+                    raise _Stopped
+        finally:
+            with self._cond:
+                self.held -= 1
+
     def _answer(self, rec: RecordedRequest, b: Behaviour, request_id: str) -> Answer:
         body = rec.body
         if b.text is not None:
@@ -357,12 +379,15 @@ class FakeProviderServer:
 
     def _stream(self, h: _Handler, rec: RecordedRequest, b: Behaviour, a: Answer) -> None:
         first, per = self._delays(b, len(a.tokens))
+        hold = self._hold
         h.start_sse()
         for event in self.sse_preamble(rec, a):
             h.send_chunk(event)
         for i, token in enumerate(a.tokens):
             if b.kind in ("cut_stream", "stream_error") and i >= b.after_tokens:
                 break
+            if hold is not None and i == hold[0]:
+                self._wait_held(hold[1])
             self._wait(first if i == 0 else per)
             try:
                 h.send_chunk(self.sse_token(rec, a, token))

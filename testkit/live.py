@@ -184,11 +184,12 @@ def steps_started_over(count: int) -> int:
     return restarted
 
 
-def start_worker_process(env: dict[str, str], *, queue: str) -> subprocess.Popen:
+def start_worker_process(env: dict[str, str], *, queue: str,
+                         name: str | None = None) -> subprocess.Popen:
     """A real ``celery worker`` process (threads) consuming only ``queue``, in its own process
-    group so a test can kill it outright."""
+    group so a test can kill it outright; ``name`` tells several on one queue apart."""
     return subprocess.Popen(
-        worker_command(queue=queue, threads=4, loglevel="WARNING",
+        worker_command(queue=queue, threads=4, loglevel="WARNING", name=name,
                        extra=("--without-heartbeat",)),
         cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         start_new_session=True,
@@ -196,21 +197,33 @@ def start_worker_process(env: dict[str, str], *, queue: str) -> subprocess.Popen
 
 
 @contextlib.contextmanager
-def daphne_server(env: dict[str, str]) -> Iterator[str]:
+def daphne_server(env: dict[str, str], host: str = "127.0.0.1") -> Iterator[str]:
     """daphne in its own process with ``env``, serving until the block ends: its base URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        daphne_command("127.0.0.1", port),
-        cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    base_url = f"http://127.0.0.1:{port}"
+    process, base_url = start_daphne(env, host)
     try:
-        _wait_until_serving(process, base_url)
         yield base_url
     finally:
         stop_process(process)
+
+
+def start_daphne(env: dict[str, str], host: str = "127.0.0.1") -> tuple[subprocess.Popen, str]:
+    """daphne in its own process with ``env`` on a free port of ``host``, once it serves: the
+    process (a test that kills it mid-request needs it; stop it with :func:`stop_process`)
+    and its base URL."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        daphne_command(host, port),
+        cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    base_url = f"http://{host}:{port}"
+    try:
+        _wait_until_serving(process, base_url)
+    except BaseException:
+        stop_process(process)
+        raise
+    return process, base_url
 
 
 def stop_process(process: subprocess.Popen, grace: float = 10.0) -> None:

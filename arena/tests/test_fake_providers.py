@@ -17,6 +17,7 @@ from testkit.fake_providers import (
     FakeOpenAIServer,
     split_tokens,
 )
+from testkit.waiting import ceiling, wait_for
 
 USER = [{"role": "user", "content": "hello there"}]
 
@@ -323,6 +324,45 @@ def test_hang_is_released_by_stop() -> None:
     thread.join(timeout=10)
     assert not thread.is_alive()
     assert isinstance(outcome[0], httpx.HTTPError)  # dropped without a response
+
+
+def _post_in_thread(server: FakeOpenAIServer) -> tuple[threading.Thread, list[object]]:
+    outcome: list[object] = []
+
+    def call() -> None:
+        try:
+            outcome.append(_post_openai(server, stream=True))
+        except httpx.HTTPError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_held_stream_waits_after_its_tokens_until_released(
+        fake_openai: FakeOpenAIServer) -> None:
+    release = fake_openai.hold(after_tokens=2)
+    thread, outcome = _post_in_thread(fake_openai)
+    wait_for(lambda: fake_openai.held == 1, timeout=10, what="the stream to reach the hold")
+    assert not outcome  # the answer is unfinished while it is held
+    release.set()
+    thread.join(timeout=ceiling(10))
+    chunks = [json.loads(d) for d in _sse_data(outcome[0].text)[:-1]]
+    assert "".join(c["choices"][0]["delta"].get("content", "") for c in chunks) == (
+        "m1 says: hello there")
+    assert fake_openai.held == 0
+
+
+def test_a_held_stream_is_ended_by_stop() -> None:
+    server = FakeOpenAIServer(api_key=None).start()
+    server.hold(after_tokens=1)
+    thread, outcome = _post_in_thread(server)
+    wait_for(lambda: server.held == 1, timeout=10, what="the stream to reach the hold")
+    server.stop()
+    thread.join(timeout=ceiling(10))
+    assert not thread.is_alive()
+    assert isinstance(outcome[0], httpx.HTTPError)  # cut off mid-answer
 
 
 def test_anthropic_models(fake_anthropic: FakeAnthropicServer) -> None:
