@@ -13,6 +13,8 @@ def run_response(response_id: str, generation: int) -> None:
 
 @step_task
 def classify_voted() -> None:
+    from arena.llm.ledger import call_purpose
     from battles.categories import votes_classify_pending
 
-    votes_classify_pending()
+    with call_purpose("battles", "classification"):  # its model calls, in the ledger
+        votes_classify_pending()
