@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 WEBHOOK_TIMEOUT_SECONDS = 5.0
 SUBJECT_PREFIX = "[Arena] "
 WEBHOOK_STATUS = "webhook: answered HTTP {status}"
-WEBHOOK_UNREACHABLE = "webhook: unreachable ({kind})"
+WEBHOOK_NO_ANSWER = "webhook: no answer ({kind})"
 EMAIL_FAILED = "e-mail: not sent ({kind})"
 
 
@@ -32,7 +32,7 @@ def _webhook(text: str) -> str | None:
         answer = httpx.post(settings.ARENA_ALERT_WEBHOOK_URL, json={"text": text},
                             timeout=WEBHOOK_TIMEOUT_SECONDS)
     except httpx.HTTPError as exc:
-        return WEBHOOK_UNREACHABLE.format(kind=type(exc).__name__)
+        return WEBHOOK_NO_ANSWER.format(kind=type(exc).__name__)
     if answer.is_error:
         return WEBHOOK_STATUS.format(status=answer.status_code)
     return None

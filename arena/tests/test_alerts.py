@@ -19,7 +19,7 @@ from django.db import connection
 from django.utils import timezone
 
 from arena.alerts import Reading, Rule
-from arena.alerts.delivery import WEBHOOK_STATUS, WEBHOOK_UNREACHABLE
+from arena.alerts.delivery import WEBHOOK_NO_ANSWER, WEBHOOK_STATUS
 from arena.alerts.rules import DAILY_COST, PLATFORM_RULES, alert_rules
 from arena.alerts.services import alerts_evaluate
 from arena.alerts.slow_queries import slow_queries_count, slow_queries_forget, time_query
@@ -187,6 +187,19 @@ def test_a_webhook_answering_500_leaves_the_alert_recorded_with_its_delivery_err
     assert alert_webhook.url not in alert.delivery_error
 
 
+def test_a_webhook_that_hangs_is_given_up_after_its_timeout_and_recorded(
+        alert_webhook, mailoutbox, settings, monkeypatch):
+    monkeypatch.setattr("arena.alerts.delivery.WEBHOOK_TIMEOUT_SECONDS", 0.5)
+    alert_webhook.hold = True
+    settings.ARENA_ALERT_DAILY_COST_USD = 1.0
+    _spent(2.0)
+    (alert,) = alerts_evaluate(rules=[RULE["daily_cost"]]).raised
+    alert.refresh_from_db()
+    assert alert.delivery_error == "raised: " + WEBHOOK_NO_ANSWER.format(
+        kind="ReadTimeout") + "\n"
+    assert len(alert_webhook.bodies) == 1 and len(mailoutbox) == 1
+
+
 def test_a_webhook_that_refuses_the_connection_is_recorded_too(settings):
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
@@ -197,7 +210,7 @@ def test_a_webhook_that_refuses_the_connection_is_recorded_too(settings):
     _spent(2.0)
     (alert,) = alerts_evaluate(rules=[RULE["daily_cost"]]).raised
     alert.refresh_from_db()
-    assert alert.delivery_error == "raised: " + WEBHOOK_UNREACHABLE.format(
+    assert alert.delivery_error == "raised: " + WEBHOOK_NO_ANSWER.format(
         kind="ConnectError") + "\n"
 
 
