@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.utils import timezone
 
-from arena.models import AIModel, FlagStatus, ModelCall, VisitorFlag
+from arena.models import AIModel, Alert, FlagStatus, ModelCall, VisitorFlag
 
 TIMESTAMPS = ("created_at", "updated_at")
 
@@ -95,6 +95,41 @@ class ModelCallAdmin(admin.ModelAdmin):
     list_filter = ("ok", "endpoint", "mode", "provider")
     search_fields = ("model_slug", "provider", "error_kind")
     date_hierarchy = "created_at"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class AlertState(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("open", "Open"), ("cleared", "Cleared")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("open", "cleared"):
+            return queryset.filter(cleared_at__isnull=self.value() == "open")
+        return queryset
+
+
+@admin.register(Alert)
+class AlertAdmin(admin.ModelAdmin):
+    """The alerts' history (arena.alerts), read-only: what was raised, when it cleared, and
+    whether each notice reached its channels."""
+
+    list_display = ("raised_at", "rule", "subject", "value", "threshold", "cleared_at",
+                    "notified_at", "delivered", "message")
+    list_filter = ("rule", AlertState)
+    search_fields = ("rule", "subject", "message")
+    date_hierarchy = "raised_at"
+
+    @admin.display(boolean=True, description="delivered")
+    def delivered(self, obj: Alert) -> bool:
+        return not obj.delivery_error
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -217,3 +217,41 @@ class ModelCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model_slug} {'ok' if self.ok else self.error_kind} {self.created_at:%c}"
+
+
+class Alert(models.Model):
+    """One alert the operators were sent (:mod:`arena.alerts`): a rule's measure crossed its
+    threshold for a subject (a provider, or "" for the whole arena), or a one-off event such
+    as a failed debate.
+
+    "Raised once": while a rule's alert for a subject is open (``cleared_at`` unset) the
+    evaluation does not raise it again, and the database holds it to that (the partial unique
+    constraint), so two evaluations racing raise one. An event is recorded already cleared.
+    ``message`` is what was sent, never a key, a prompt or a visitor."""
+
+    rule = models.CharField(max_length=40, db_index=True)
+    subject = models.CharField(max_length=200, blank=True)
+    value = models.FloatField(null=True, blank=True, help_text="What was measured.")
+    threshold = models.FloatField(null=True, blank=True)
+    message = models.TextField()
+    raised_at = models.DateTimeField(default=timezone.now, db_index=True)
+    cleared_at = models.DateTimeField(null=True, blank=True,
+                                      help_text="When the measure recovered (events: at once).")
+    notified_at = models.DateTimeField(
+        null=True, blank=True, help_text="Every configured channel took the alert's notice.")
+    resolved_notified_at = models.DateTimeField(
+        null=True, blank=True, help_text="Every configured channel took the 'resolved' notice.")
+    delivery_error = models.TextField(blank=True, help_text="Each notice a channel refused.")
+
+    class Meta:
+        ordering = ["-raised_at"]
+        constraints = [models.UniqueConstraint(
+            fields=["rule", "subject"], condition=models.Q(cleared_at__isnull=True),
+            name="one_open_alert_per_rule_and_subject")]
+
+    def __str__(self) -> str:
+        return f"{self.rule} {self.subject}".strip()
+
+    @property
+    def is_open(self) -> bool:
+        return self.cleared_at is None

@@ -19,7 +19,8 @@ the classes: Django picks the one AppConfig class that ``apps.py`` holds)::
 :mod:`arena.urls` mounts every mode's pages (or a "not open yet" page) and its ``root_urls``
 (a seed's own paths outside /api/, e.g. voice battles' ``/battles/...``), :mod:`arena.api` its
 API router, :mod:`arena.routing` its sockets, :mod:`arena.context_processors` its navigation
-entry, and :mod:`arena.celery` adds its beat entries to Celery's schedule. Boards
+entry, :mod:`arena.celery` adds its beat entries to Celery's schedule, and
+:mod:`arena.alerts.rules` evaluates its alert rules with the platform's. Boards
 are declared in each app's ``boards.py`` (see :mod:`leaderboard.boards`). Adding a mode edits
 no central list; references are dotted paths, so the platform imports no mode.
 """
@@ -70,6 +71,9 @@ class Mode:
     # dotted path of a callable that loads what the mode's sockets would otherwise load on
     # first use (models, audio), run by each web process once it serves (arena.webserver)
     warm_up: str | None = None
+    # dotted path of a list of its arena.alerts.Rule, evaluated with the platform's (a debate
+    # failure rate: debates.alerts.RULES)
+    alerts: str | None = None
 
     def __post_init__(self) -> None:
         if not self.path.endswith("/") or self.path.startswith("/"):

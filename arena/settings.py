@@ -478,6 +478,49 @@ ARENA_HEALTH_TOKEN = env_str("ARENA_HEALTH_TOKEN")
 # otherwise; unset: /metrics is off (404). It also shows /api/health's details.
 ARENA_METRICS_TOKEN = env_str("ARENA_METRICS_TOKEN")
 
+# --- Alerts (arena.alerts): seed 004's four thresholds, evaluated by beat -------------
+# How often the rules are evaluated, and the sliding window the rates look back over.
+ARENA_ALERT_INTERVAL_SECONDS = env_float("ARENA_ALERT_INTERVAL_SECONDS", 60.0)
+if ARENA_ALERT_INTERVAL_SECONDS <= 0:
+    raise ImproperlyConfigured("ARENA_ALERT_INTERVAL_SECONDS must be more than 0")
+ARENA_ALERT_WINDOW_SECONDS = env_int("ARENA_ALERT_WINDOW_SECONDS", 900, minimum=60)
+# A provider whose failed share of the window's model calls is above this (seed 004: 5 %),
+# judged only over at least MIN_CALLS calls: one failure of two calls is no outage.
+ARENA_ALERT_PROVIDER_FAILURE_RATE = env_float("ARENA_ALERT_PROVIDER_FAILURE_RATE", 0.05)
+ARENA_ALERT_MIN_CALLS = env_int("ARENA_ALERT_MIN_CALLS", 20, minimum=1)
+# What every model call since midnight UTC may cost together, in USD (0: no alert).
+ARENA_ALERT_DAILY_COST_USD = env_float("ARENA_ALERT_DAILY_COST_USD", 0.0)
+# A database query slower than this is counted (seed 004: 500 ms); more than SLOW_QUERIES
+# of them in the window raise the alert (0: the first one does).
+ARENA_ALERT_SLOW_QUERY_MS = env_float("ARENA_ALERT_SLOW_QUERY_MS", 500.0)
+ARENA_ALERT_SLOW_QUERIES = env_int("ARENA_ALERT_SLOW_QUERIES", 0, minimum=0)
+# Debates that ended failed, of those started in their window that ended (seed 004: 10 %),
+# judged over at least MIN_DEBATES; debates take minutes, so their window is longer.
+ARENA_ALERT_DEBATE_FAILURE_RATE = env_float("ARENA_ALERT_DEBATE_FAILURE_RATE", 0.10)
+ARENA_ALERT_MIN_DEBATES = env_int("ARENA_ALERT_MIN_DEBATES", 5, minimum=1)
+ARENA_ALERT_DEBATE_WINDOW_SECONDS = env_int("ARENA_ALERT_DEBATE_WINDOW_SECONDS", 3600,
+                                            minimum=60)
+# Who is told: e-mail addresses (comma-separated), and a Slack-compatible incoming webhook
+# ({"text": ...} POSTed to it); neither set: alerts are only recorded (the admin's list).
+ARENA_ALERT_EMAILS = env_list("ARENA_ALERT_EMAILS", [])
+ARENA_ALERT_WEBHOOK_URL = env_str("ARENA_ALERT_WEBHOOK_URL")
+CELERY_BEAT_SCHEDULE["arena-alerts-evaluate"] = {
+    "task": "arena.tasks.alerts_evaluate",
+    "schedule": ARENA_ALERT_INTERVAL_SECONDS,
+}
+# E-mail: through the SMTP server EMAIL_HOST names; unset, mails are written to the log
+# (Django's console backend) instead of sent.
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_BACKEND = ("django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST
+                 else "django.core.mail.backends.console.EmailBackend")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "arena@localhost")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
 # A page that hears nothing of an unfinished answer for this long says so (the answer is
 # kept; the workers may be busy or restarting).
 ARENA_QUIET_NOTICE_SECONDS = env_float("ARENA_QUIET_NOTICE_SECONDS", 20.0)

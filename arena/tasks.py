@@ -24,3 +24,21 @@ def votes_integrity_sweep() -> dict:
     from arena.contests.counting import sweep_all
 
     return sweep_all()
+
+
+@shared_task(ignore_result=True)
+def alerts_evaluate() -> dict:
+    """Every alert rule, every ARENA_ALERT_INTERVAL_SECONDS (:mod:`arena.alerts`)."""
+    from arena.alerts.services import alerts_evaluate as evaluate
+
+    result = evaluate()
+    return {"raised": len(result.raised), "cleared": len(result.cleared),
+            "failed_rules": result.failed_rules}
+
+
+@shared_task(ignore_result=True)
+def alert_deliver(alert_id: int) -> None:
+    """An event's notice (a failed debate), sent once its row is committed."""
+    from arena.alerts.services import alert_deliver as deliver
+
+    deliver(alert_id=alert_id)

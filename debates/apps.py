@@ -10,6 +10,7 @@ class DebatesConfig(modes.ModeConfig):
                 "the order swapped; you vote and wager.",
         urls="debates.urls", api_router="debates.api.router",
         figures="debates.selectors.home_figures",
+        alerts="debates.alerts.RULES",
         counted_votes="debates.integrity.COUNTED_VOTES",
         session_fields=("debates.Debate.session_key", "debates.CrowdVote.session_key",
                         "debates.PointsAccount.session_key", "debates.Topic.proposed_by"),

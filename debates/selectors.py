@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from django.db import connection
+from django.db.models import Count, Q
 
 from arena.inputs import parse_uuid
 from arena.modes import Figure
@@ -289,3 +290,13 @@ def home_figures() -> list[Figure]:
     return [Figure("debates judged", done, "/debates/"),
             Figure("topics", Topic.objects.filter(is_approved=True,
                                                   retired_at__isnull=True).count())]
+
+
+def debate_outcomes_since(*, since) -> tuple[int, int]:
+    """(ended, failed): debates started since then that completed or failed (a cancelled one
+    is a person's choice, neither), for the debate-failure alert (debates.alerts)."""
+    counts = Debate.objects.filter(
+        created_at__gte=since, status__in=(DebateStatus.COMPLETED, DebateStatus.FAILED),
+    ).order_by().aggregate(ended=Count("id"), failed=Count("id", filter=Q(
+        status=DebateStatus.FAILED)))
+    return counts["ended"], counts["failed"]

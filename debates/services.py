@@ -15,6 +15,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from arena import metrics
+from arena.alerts.services import alert_event
 from arena.errors import RuleError
 from arena.steps import StepStatus, step_enqueue
 from debates.lineup import (
@@ -51,6 +52,9 @@ CANNOT_PAUSE = "Only a running debate can be paused (this one is {status})."
 CANNOT_RESUME = "Only a paused debate can be resumed (this one is {status})."
 CANNOT_CANCEL = "This debate is already over ({status})."
 CANCELLED = "Cancelled by the person who started it."
+# The operators' notice of a failed debate: its id and the reason it shows a person (never
+# its motion, its visitor or a key).
+DEBATE_FAILED = "Debate {debate_id} failed: {reason}"
 
 
 def debate_create(*, session_key: str = "", model_a: str | None = None,
@@ -170,6 +174,8 @@ def debate_fail(*, debate_id, reason: str) -> None:
             duration_ms=debate.elapsed_ms)
         announce_debate(debate.pk, status=DebateStatus.FAILED)
         transaction.on_commit(lambda: metrics.debate_event("failed"))
+        alert_event(rule="debate_failed", subject=str(debate.pk),
+                    text=DEBATE_FAILED.format(debate_id=debate.pk, reason=reason[:500]))
     logger.warning("debate %s failed: %s", debate_id, reason)
 
 

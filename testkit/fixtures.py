@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from testkit.fake_providers import FakeAnthropicServer, FakeOpenAIServer
+from testkit.fake_webhook import FakeWebhook
 
 
 def _serve(server_class, monkeypatch: pytest.MonkeyPatch):
@@ -37,6 +38,16 @@ def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
 @pytest.fixture
 def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
     yield from _serve(FakeAnthropicServer, monkeypatch)
+
+
+@pytest.fixture
+def alert_webhook(settings) -> Iterator[FakeWebhook]:  # type: ignore[no-untyped-def]
+    """A local webhook receiver the alerts are sent to, and an operator's address for their
+    e-mails (pytest-django's ``mailoutbox`` holds those)."""
+    with FakeWebhook() as receiver:
+        settings.ARENA_ALERT_WEBHOOK_URL = receiver.url
+        settings.ARENA_ALERT_EMAILS = ["ops@example.org"]
+        yield receiver
 
 
 @pytest.fixture
