@@ -37,3 +37,20 @@ def django_db_setup(django_db_setup, django_db_blocker):
             dbname="postgres", autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                       "WHERE datname = %s AND pid <> pg_backend_pid()", [settings["NAME"]])
+
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings):
+    """Just before the test database is made: drop any connection pool made so far. On
+    PostgreSQL Django makes a connection's pool the first time anything asks for a cursor
+    (its health check reads the pool before connecting), with the database name of that
+    moment; a test without database access that reaches for one (a model call whose ledger
+    entry pytest-django refuses) ran first in a process and left a pool for the real
+    database's name, through which the test database's migrations then failed, and with
+    them every later test of that process."""
+    from django.db import connections
+
+    for connection in connections.all():
+        if hasattr(connection, "close_pool"):
+            connection.close_pool()
