@@ -11,6 +11,7 @@ class DebatesConfig(modes.ModeConfig):
         urls="debates.urls", api_router="debates.api.router",
         figures="debates.selectors.home_figures",
         counted_votes="debates.integrity.COUNTED_VOTES",
+        operations="debates.operations.OPERATIONS",
         session_fields=("debates.Debate.session_key", "debates.CrowdVote.session_key",
                         "debates.PointsAccount.session_key", "debates.Topic.proposed_by"),
         websocket_routes="debates.routing.websocket_urlpatterns",
