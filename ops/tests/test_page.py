@@ -60,3 +60,19 @@ def test_the_admin_index_links_the_page(admin_client):
     assert 'href="/ops/"' in page
     assert "Site administration" in page  # the admin's own index is still there
 
+
+def test_the_same_figures_as_json_for_staff_only(client, admin_client):
+    from ops.api import STAFF_ONLY
+
+    refused = client.get("/api/ops")
+    assert (refused.status_code, refused.json()["detail"]) == (403, STAFF_ONLY)
+    ModelCall.objects.create(provider="Acme", model_slug="alpha", mode="battles", ok=False,
+                             error_kind="timeout", latency_ms=None)
+    figures = admin_client.get("/api/ops").json()
+    [acme] = figures["providers"]
+    assert acme["provider"] == "Acme" and acme["top_error"] == "timeout"
+    assert acme["windows"]["hour"]["error_rate"] == 1.0
+    assert acme["windows"]["day"]["p50_ms"] is None  # no call succeeded: no latency
+    assert {w["mode"] for w in figures["work"]} >= {"Battle", "Panel", "Debates", "Voice"}
+    assert len(figures["votes_per_day"]["days"]) == 14
+    assert figures["beat"]["state"] in ("ok", "late", "unknown")
