@@ -279,6 +279,8 @@ def line_chart(series: Sequence[Series], x_labels: Sequence[str], *, title: str,
     bottom = 36 + legend
     plot_w, plot_h = width - left - right, height - top - bottom
     ticks = _ticks(0.0, max(max(points), 1e-9), 4)
+    if ticks[-1] < max(points) and len(ticks) > 1:  # a gridline above the highest value
+        ticks.append(round(ticks[-1] + ticks[1] - ticks[0], 10))
     hi = max(ticks[-1], max(points))
     n = len(x_labels)
 

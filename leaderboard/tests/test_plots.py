@@ -121,3 +121,12 @@ def test_a_line_chart_with_nothing_to_plot_says_so():
     root = ET.fromstring(svg)
     assert "No votes yet." in "".join(root.itertext())
     assert root.findall(".//svg:polyline", NS) == []
+
+
+def test_a_line_charts_highest_value_lies_under_its_top_gridline():
+    svg = plots.line_chart([plots.Series("votes", [0, 26])], ["a", "b"], title="t",
+                           kind="votes", y_label="votes")
+    root = ET.fromstring(svg)
+    top_grid = min(float(line.get("y1")) for line in root.findall(".//svg:line", NS))
+    highest = min(float(c.get("cy")) for c in root.findall(".//svg:circle", NS))
+    assert top_grid <= highest
