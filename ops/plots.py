@@ -13,7 +13,8 @@ def votes_plot(votes: VoteDays) -> str:
     return line_chart(
         [Series(mode, counts) for mode, counts in votes.per_mode.items()],
         [f"{day:%m-%d}" for day in votes.days],
-        title="Votes per day per mode", kind="ops-votes", y_label="votes",
+        title="Votes per day per mode", kind="ops-votes", y_label="votes", width=560,
+        height=220,
         empty="No votes yet.")
 
 

@@ -12,6 +12,7 @@ import pytest
 from django.utils import timezone
 
 from arena.models import ModelCall
+from battles.tests.factories import answered_battle
 from leaderboard.models import RunTrigger
 from leaderboard.runs import services
 from leaderboard.tests.factories import make_votes
@@ -30,11 +31,13 @@ def busy_arena(transactional_db, django_user_model):
     django_user_model.objects.create_superuser("operator", "op@example.com", PASSWORD)
     now = timezone.now()
     for i in range(30):
-        ModelCall.objects.create(
-            created_at=now - timedelta(minutes=7 * i), provider="Acme" if i % 3 else "Zeta",
+        ModelCall.objects.create(  # the first of each model now: both spent today, always
+            created_at=now - timedelta(minutes=7 * i if i > 1 else 0),
+            provider="Acme" if i % 3 else "Zeta",
             model_slug="alpha" if i % 2 else "beta", mode="battles" if i % 4 else "debates",
             ok=i % 7 != 0, error_kind="" if i % 7 else "timeout", latency_ms=200 + 40 * i,
             ttft_ms=80 + i, cost_usd=0.01 * (i % 5))
+    answered_battle()  # two answers written: the battles' work
     make_votes([("alpha", "beta", "model_a", 8), ("beta", "gamma", "model_a", 6),
                 ("alpha", "gamma", "tie", 3)])
     assert services.ratings_run(trigger=RunTrigger.COMMAND).status == "succeeded"
@@ -64,6 +67,9 @@ def test_staff_read_the_operations_page(busy_arena, chromium, asgi_live_server, 
         expect(providers.locator('tr[data-provider="Acme"] [data-figure="day-calls"]')
                ).to_have_text("20")
         expect(page.get_by_test_id("ops-spend").locator("tr[data-model]")).to_have_count(2)
+        answers = page.locator('[data-testid="ops-completion"] tr[data-work="Battle answers"]')
+        expect(answers.locator('[data-figure="hour-started"]')).to_have_text("2")
+        expect(answers.locator('[data-figure="hour-completion"]')).to_have_text("100.0%")
         votes = page.locator('svg[data-plot="ops-votes"]')
         expect(votes.locator("polyline")).to_have_count(3)  # battles, debates, voice
         rd = page.locator('svg[data-plot="ops-rd-text"]')
