@@ -44,31 +44,32 @@ class ProviderCalls:
 def providers_calls(*, now: datetime) -> list[ProviderCalls]:
     """Every provider called in the last day, most called first."""
     since = {w.key: w.since(now) for w in WINDOWS}
-    counts = {}
+    counted = {}
     for w in WINDOWS:
         in_window = Q(created_at__gte=since[w.key])
-        counts[w.key] = {row["provider"]: row for row in (
-            ModelCall.objects.filter(created_at__gte=since[DAY.key]).order_by()
-            .values("provider").annotate(calls=Count("pk", filter=in_window),
-                                         failed=Count("pk", filter=in_window & Q(ok=False))))}
+        counted[f"calls_{w.key}"] = Count("pk", filter=in_window)
+        counted[f"failed_{w.key}"] = Count("pk", filter=in_window & Q(ok=False))
+    counts = {row["provider"]: row for row in (
+        ModelCall.objects.filter(created_at__gte=since[DAY.key]).order_by()
+        .values("provider").annotate(**counted))}
     errors = (ModelCall.objects.filter(created_at__gte=since[DAY.key], ok=False).order_by()
               .values("provider", "error_kind").annotate(n=Count("pk")).order_by("-n"))
     top_error: dict[str, str] = {}
     for row in errors:
         top_error.setdefault(row["provider"], row["error_kind"] or "unknown")
     out = []
-    for provider in sorted(counts[DAY.key], key=lambda p: -counts[DAY.key][p]["calls"]):
+    for provider in sorted(counts, key=lambda p: (-counts[p][f"calls_{DAY.key}"], p)):
         timings = list(ModelCall.objects.filter(
             provider=provider, ok=True, created_at__gte=since[DAY.key], latency_ms__isnull=False,
         ).order_by("-created_at").values_list("created_at", "latency_ms", "ttft_ms")
             [:PERCENTILE_SAMPLE])
         windows = {}
         for w in WINDOWS:
-            row = counts[w.key].get(provider, {"calls": 0, "failed": 0})
             inside = [t for t in timings if t[0] >= since[w.key]]
             ttfts = [t[2] for t in inside if t[2] is not None]
             windows[w.key] = CallFigures(
-                calls=row["calls"], failed=row["failed"],
+                calls=counts[provider][f"calls_{w.key}"],
+                failed=counts[provider][f"failed_{w.key}"],
                 p50_ms=percentile([t[1] for t in inside], 0.5),
                 p95_ms=percentile([t[1] for t in inside], 0.95),
                 ttft_p50_ms=percentile(ttfts, 0.5))

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db.models import Count, Q
 
 from arena import modes
-from arena.readiness import beat_last_seen, workers_alive
+from arena.readiness import FRESH_SECONDS, beat_last_seen, workers_alive
 from leaderboard.models import RatingRun, RunStatus
 
 # Beat is late once it has not sent anything for two of its shortest intervals and this long
@@ -32,8 +32,8 @@ def workers_health() -> Health:
     except redis.RedisError:
         return Health("unknown", "Redis does not answer: the workers' heartbeat cannot be read")
     if not alive:
-        return Health("late", "no worker has beaten in the last seconds: nothing runs the "
-                              "queue")
+        return Health("late", f"no worker has beaten in the last {FRESH_SECONDS:g} s: "
+                              "nothing runs the queue")
     return Health("ok", f"{alive} worker{'s' if alive != 1 else ''} alive")
 
 

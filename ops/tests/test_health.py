@@ -56,3 +56,17 @@ def test_only_the_beat_process_stamps_as_it_sends(no_beat_yet, monkeypatch):
     before = time.time()
     signals.before_task_publish.send(sender="arena.tasks.steps_requeue_stale")
     assert beat_last_seen() >= before
+
+
+def test_workers_are_counted_from_their_heartbeat(settings):
+    from arena.readiness import worker_beat, worker_gone
+    from ops.health import workers_health
+
+    settings.CELERY_TASK_DEFAULT_QUEUE = "ops-health-test"  # a set no real worker beats into
+    assert workers_health().state == "late"
+    worker_beat("w1@here")
+    worker_beat("w2@here")
+    assert (workers_health().state, workers_health().summary) == ("ok", "2 workers alive")
+    worker_gone("w1@here")
+    worker_gone("w2@here")
+    assert workers_health().state == "late"
