@@ -9,6 +9,7 @@ class AgentsConfig(modes.ModeConfig):
         summary="Talk to two anonymous voice agents on the same task, then vote.",
         urls="agents.urls", root_urls="agents.root_urls",
         counted_votes="agents.integrity.COUNTED_VOTES",
+        operations="agents.operations.OPERATIONS",
         session_fields=("agents.AgentBattle.session_key", "agents.AgentVote.session_key"),
         websocket_routes="agents.routing.websocket_urlpatterns",
         figures="agents.selectors.home_figures",

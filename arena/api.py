@@ -150,6 +150,8 @@ def list_models(request: HttpRequest):
 
 
 api.add_router("", models_router)
+api.add_router("", "ops.api.router")  # GET /api/ops, staff only (a dotted path: arena imports
+# no part of the operations page)
 for _mode in modes():
     if _mode.is_open and _mode.api_router:
         api.add_router("", _mode.api_router)

@@ -27,6 +27,8 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 mend_redis_channel_close()  # a worker survives a Redis that died under it
 _heartbeat = None
+_in_beat = False  # this process is celery beat: every task it sends is a scheduled one
+logger = logging.getLogger(__name__)
 
 
 @app.on_after_finalize.connect
@@ -89,3 +91,26 @@ def start_heartbeat(sender, **kwargs) -> None:
 def stop_heartbeat(**kwargs) -> None:
     if _heartbeat is not None:
         _heartbeat.stop()
+
+
+@signals.beat_init.connect
+def know_this_is_beat(**kwargs) -> None:
+    global _in_beat
+    _in_beat = True
+
+
+@signals.before_task_publish.connect
+def stamp_beat(**kwargs) -> None:
+    """Beat says it is alive each time it sends a scheduled task (the operations page reads
+    it). Stamped as beat sends, not by a task a worker runs, so a stopped worker does not
+    make beat look late, nor a running one hide a stopped beat."""
+    if not _in_beat:
+        return
+    import redis  # noqa: PLC0415 - beat's only
+
+    from arena.readiness import beat_seen  # noqa: PLC0415
+
+    try:
+        beat_seen()
+    except redis.RedisError:
+        logger.warning("could not record that beat sent a task")

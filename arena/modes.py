@@ -19,8 +19,9 @@ the classes: Django picks the one AppConfig class that ``apps.py`` holds)::
 :mod:`arena.urls` mounts every mode's pages (or a "not open yet" page) and its ``root_urls``
 (a seed's own paths outside /api/, e.g. voice battles' ``/battles/...``), :mod:`arena.api` its
 API router, :mod:`arena.routing` its sockets, :mod:`arena.context_processors` its navigation
-entry, :mod:`arena.celery` adds its beat entries to Celery's schedule, and
-:mod:`arena.alerts.rules` evaluates its alert rules with the platform's. Boards
+entry, :mod:`arena.celery` adds its beat entries to Celery's schedule,
+:mod:`arena.alerts.rules` evaluates its alert rules with the platform's, and the operations
+page counts its ``operations`` (:mod:`arena.operations`). Boards
 are declared in each app's ``boards.py`` (see :mod:`leaderboard.boards`). Adding a mode edits
 no central list; references are dotted paths, so the platform imports no mode.
 """
@@ -74,6 +75,9 @@ class Mode:
     # dotted path of a list of its arena.alerts.Rule, evaluated with the platform's (a debate
     # failure rate: debates.alerts.RULES)
     alerts: str | None = None
+    # dotted path of its arena.operations.Operations: its kinds of work and its votes, as the
+    # operations page (/ops/) counts them
+    operations: str | None = None
 
     def __post_init__(self) -> None:
         if not self.path.endswith("/") or self.path.startswith("/"):
@@ -110,6 +114,11 @@ def modes() -> list[Mode]:
 def counted_votes() -> list:
     """Every mode's :class:`arena.contests.counting.CountedVotes`."""
     return [import_string(m.counted_votes) for m in modes() if m.counted_votes]
+
+
+def operations() -> list[tuple[Mode, Any]]:
+    """Every mode's :class:`arena.operations.Operations`, with the mode."""
+    return [(m, import_string(m.operations)) for m in modes() if m.operations]
 
 
 def websocket_urlpatterns() -> list:

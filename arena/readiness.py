@@ -122,6 +122,26 @@ class WorkerHeartbeat:
                 return
 
 
+def beat_key() -> str:
+    """When celery beat last sent a scheduled task (this arena's prefix and queue)."""
+    prefix = settings.CACHES["default"]["KEY_PREFIX"]
+    return f"{prefix}:beat:{settings.CELERY_TASK_DEFAULT_QUEUE}"
+
+
+def beat_seen(*, now: float | None = None) -> None:
+    """Celery beat sends a scheduled task now (:mod:`arena.celery` calls this in the beat
+    process only): the operations page shows how long ago, against the shortest interval of
+    the schedule. Kept a week, so a beat stopped for days still shows when it last ran."""
+    broker_redis().set(beat_key(), time.time() if now is None else now, ex=7 * 24 * 3600)
+
+
+def beat_last_seen() -> float | None:
+    """The time beat last sent a task; None if it has not in a week (raises
+    redis.RedisError)."""
+    value = broker_redis().get(beat_key())
+    return float(value) if value is not None else None
+
+
 def web_warm_key() -> str:
     return f"{settings.CACHES['default']['KEY_PREFIX']}:web-warm"
 

@@ -132,6 +132,7 @@ INSTALLED_APPS = [
     "agents",
     "leaderboard",
     "releases",
+    "ops",  # the operations page; it reads the modes through their declarations only
 ]
 
 MIDDLEWARE = [

@@ -22,6 +22,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
     path("models/", include("leaderboard.pages.model_urls")),  # a model's page, from every board
+    path("ops/", include("ops.urls")),  # the operations page, staff only
     *(path(m.path, include(m.urls)) if m.is_open
       else path(m.path, coming_soon, {"mode": m.label}, name=m.key)
       for m in modes()),

@@ -11,6 +11,7 @@ class BattlesConfig(modes.ModeConfig):
         urls="battles.urls", api_router="battles.api.router",
         figures="battles.selectors.home_figures",
         counted_votes="battles.integrity.COUNTED_VOTES",
+        operations="battles.operations.OPERATIONS",
         session_fields=("battles.Thread.session_key", "battles.Battle.session_key",
                         "battles.Vote.session_key"),
         websocket_routes="battles.routing.websocket_urlpatterns",

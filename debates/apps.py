@@ -12,6 +12,7 @@ class DebatesConfig(modes.ModeConfig):
         figures="debates.selectors.home_figures",
         alerts="debates.alerts.RULES",
         counted_votes="debates.integrity.COUNTED_VOTES",
+        operations="debates.operations.OPERATIONS",
         session_fields=("debates.Debate.session_key", "debates.CrowdVote.session_key",
                         "debates.PointsAccount.session_key", "debates.Topic.proposed_by"),
         websocket_routes="debates.routing.websocket_urlpatterns",

@@ -9,6 +9,7 @@ class PanelsConfig(modes.ModeConfig):
         summary="One question, every model answers, every model ranks all answers blind.",
         urls="panels.urls", api_router="panels.api.router",
         figures="panels.selectors.home_figures",
+        operations="panels.operations.OPERATIONS",
         session_fields=("panels.Panel.session_key",),
         websocket_routes="panels.routing.websocket_urlpatterns",
         # Nothing of its own to sweep: every model call is a platform step, saved together

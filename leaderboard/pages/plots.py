@@ -254,3 +254,71 @@ def pair_matrices(
             frac[i][j] = wi / decided
             frac[j][i] = wj / decided
     return frac, count
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    values: Sequence[float | None]  # one per x label; None: no value there (a gap)
+
+
+SERIES_COLOURS = 6  # lb-series-0 … lb-series-5 in leaderboard.css
+
+
+def line_chart(series: Sequence[Series], x_labels: Sequence[str], *, title: str, kind: str,
+               y_label: str, width: int = 480, height: int = 200,
+               empty: str = "Nothing to plot yet.") -> SafeString:
+    """Lines over shared x positions (oldest left), a dot per value, y from 0 (counts and
+    uncertainties: a rise from 0 reads true); a legend names each line. Every label is shown
+    when there are few, else about six of them."""
+    points = [v for s in series for v in s.values if v is not None]
+    if not points or not x_labels:
+        return _empty(title, kind, empty)
+    left, right, top = 48, 12, 12
+    legend = 18 * ((len(series) + 2) // 3) if len(series) > 1 else 0
+    bottom = 36 + legend
+    plot_w, plot_h = width - left - right, height - top - bottom
+    ticks = _ticks(0.0, max(max(points), 1e-9), 4)
+    if ticks[-1] < max(points) and len(ticks) > 1:  # a gridline above the highest value
+        ticks.append(round(ticks[-1] + ticks[1] - ticks[0], 10))
+    hi = max(ticks[-1], max(points))
+    n = len(x_labels)
+
+    def x(i: int) -> float:
+        return left + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
+
+    def y(v: float) -> float:
+        return top + plot_h - v / hi * plot_h
+
+    body = []
+    for t in ticks:
+        body.append(
+            f'<line class="lb-grid" x1="{left}" x2="{left + plot_w}" y1="{_num(y(t))}" '
+            f'y2="{_num(y(t))}"/><text class="lb-tick" x="{left - 6}" y="{_num(y(t) + 4)}" '
+            f'text-anchor="end">{t:g}</text>')
+    step = max(1, math.ceil(n / 6))
+    for i, label in enumerate(x_labels):
+        if i % step == 0 or (i == n - 1 and n <= 12):
+            # The end labels lean inwards, so that they stay inside the plot.
+            anchor = "middle" if n == 1 else "start" if i == 0 else "end" if i == n - 1 \
+                else "middle"
+            body.append(f'<text class="lb-tick" x="{_num(x(i))}" y="{top + plot_h + 16}" '
+                        f'text-anchor="{anchor}">{escape(label)}</text>')
+    body.append(f'<text class="lb-axis-label" transform="translate(12,{_num(top + plot_h / 2)}) '
+                f'rotate(-90)" text-anchor="middle">{escape(y_label)}</text>')
+    for k, s in enumerate(series):
+        cls = f"lb-series-{k % SERIES_COLOURS}"
+        known = [(i, v) for i, v in enumerate(s.values) if v is not None]
+        path = " ".join(f"{_num(x(i))},{_num(y(v))}" for i, v in known)
+        dots = "".join(
+            f'<circle class="mark" cx="{_num(x(i))}" cy="{_num(y(v))}" r="3">'
+            f"<title>{escape(s.name)}, {escape(x_labels[i])}: {v:g}</title></circle>"
+            for i, v in known)
+        body.append(f'<g class="lb-line {cls}" data-series="{_attr(s.name)}">'
+                    f'<polyline points="{path}"/>{dots}</g>')
+        if legend:
+            lx, ly = left + (k % 3) * (plot_w / 3), height - legend + 4 + 18 * (k // 3)
+            body.append(f'<g class="lb-legend {cls}"><rect x="{_num(lx)}" y="{_num(ly)}" '
+                        f'width="10" height="10"/><text x="{_num(lx + 14)}" y="{_num(ly + 9)}">'
+                        f"{escape(_short(s.name, 18))}</text></g>")
+    return _svg(width, height, title, body, kind=kind)

@@ -95,3 +95,38 @@ def test_the_board_plots_show_every_rated_model(settings):
     assert len(marks(ET.fromstring(svgs["winrate"]))) == 4
     fraction = ET.fromstring(svgs["winfraction"])
     assert len([el for el in fraction.iter() if "cell" in (el.get("class") or "").split()]) == 9
+
+
+def test_a_line_chart_draws_a_line_per_series_and_a_dot_per_known_value():
+    series = [plots.Series("Battle", [3, None, 5, 0]),
+              plots.Series('<script>"evil"</script>', [1, 2, 2, 4])]
+    svg = plots.line_chart(series, ["mon", "tue", "wed", "thu"], title="Votes & more",
+                           kind="votes", y_label="votes")
+    root = ET.fromstring(svg)
+    lines = root.findall(".//svg:g[@data-series]", NS)
+    assert [g.get("data-series") for g in lines] == ["Battle", '<script>"evil"</script>']
+    assert [len(g.findall("svg:circle", NS)) for g in lines] == [3, 4]  # the gap has no dot
+    first = lines[0].find("svg:polyline", NS).get("points").split()
+    assert len(first) == 3
+    # y grows downwards: 5 votes sit above 3, and 0 on the axis at the bottom
+    ys = [float(p.split(",")[1]) for p in first]
+    assert ys[1] < ys[0] < ys[2]
+    assert len(root.findall(".//svg:g[@class]", NS)) >= 4  # two lines, two legend entries
+    assert "<script>" not in svg
+
+
+def test_a_line_chart_with_nothing_to_plot_says_so():
+    svg = plots.line_chart([plots.Series("Battle", [None, None])], ["a", "b"], title="t",
+                           kind="votes", y_label="votes", empty="No votes yet.")
+    root = ET.fromstring(svg)
+    assert "No votes yet." in "".join(root.itertext())
+    assert root.findall(".//svg:polyline", NS) == []
+
+
+def test_a_line_charts_highest_value_lies_under_its_top_gridline():
+    svg = plots.line_chart([plots.Series("votes", [0, 26])], ["a", "b"], title="t",
+                           kind="votes", y_label="votes")
+    root = ET.fromstring(svg)
+    top_grid = min(float(line.get("y1")) for line in root.findall(".//svg:line", NS))
+    highest = min(float(c.get("cy")) for c in root.findall(".//svg:circle", NS))
+    assert top_grid <= highest

@@ -1,0 +1,5 @@
+from django.urls import path
+
+from ops import views
+
+urlpatterns = [path("", views.ops_page, name="ops")]
