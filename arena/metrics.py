@@ -2,8 +2,8 @@
 
 One node runs several processes (daphne, the Celery workers, beat, commands), so the metrics
 are kept in prometheus-client's multiprocess mode: each process writes its values to files
-under ``PROMETHEUS_MULTIPROC_DIR`` (``var/metrics/`` by default, set by the settings before
-any metric exists; the run command empties it at start) and a scrape sums the files of every
+under ``PROMETHEUS_MULTIPROC_DIR``, which the settings point at ``ARENA_VAR_DIR/metrics``
+before any metric exists (the run command empties it at start) and a scrape sums the files of every
 process (:func:`metrics_text`). A gauge counts live processes only (``livesum``): the run
 command drops a dead process's gauge files (:func:`process_gone`).
 
@@ -27,7 +27,6 @@ Labels never carry an id, a prompt or anything a visitor typed: a route is its p
 from __future__ import annotations
 
 import functools
-import os
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -203,7 +202,9 @@ def metrics_text() -> tuple[bytes, str]:
 
 
 def metrics_folder() -> Path:
-    return Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    from django.conf import settings  # noqa: PLC0415
+
+    return Path(settings.METRICS_DIR)
 
 
 def start_afresh() -> None:

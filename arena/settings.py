@@ -70,9 +70,11 @@ def env_list(name: str, default: list[str]) -> list[str]:
 VAR_DIR = Path(env_str("ARENA_VAR_DIR") or BASE_DIR / "var")
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 # Metrics (arena.metrics): every process of this node writes its values to files here and
-# /metrics sums them. Set before any metric exists, and inherited by the processes the run
-# command starts; the run command empties it at start.
-METRICS_DIR = Path(env_str("PROMETHEUS_MULTIPROC_DIR") or VAR_DIR / "metrics")
+# /metrics sums them; the run command empties it at start. Always the var folder's own,
+# whatever the environment says: an arena started from another's process (a test, a second
+# run command) inherits its PROMETHEUS_MULTIPROC_DIR, and emptying that folder would make the
+# first one's counts vanish. Set here, before any metric exists.
+METRICS_DIR = VAR_DIR / "metrics"
 METRICS_DIR.mkdir(parents=True, exist_ok=True)
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(METRICS_DIR)
 

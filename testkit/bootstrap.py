@@ -28,9 +28,7 @@ _private_var = None
 if not os.environ.get("ARENA_VAR_DIR"):
     _private_var = tempfile.mkdtemp(prefix="arena-test-")
     os.environ["ARENA_VAR_DIR"] = _private_var
-# The run's metrics files (arena.metrics) are its own, never a running arena's; the processes
-# tests start (daphne) answer /metrics to this token (arena/tests/test_metrics.py).
-os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(os.environ["ARENA_VAR_DIR"], "metrics")
+# The processes tests start (daphne) answer /metrics to this token (arena/tests/test_metrics.py).
 os.environ["ARENA_METRICS_TOKEN"] = "metrics-token-for-tests"
 
 
@@ -45,7 +43,6 @@ def _own_worker_services(worker: str) -> None:
     folder = Path(os.environ["ARENA_VAR_DIR"]) / worker
     folder.mkdir(parents=True, exist_ok=True)
     os.environ["ARENA_VAR_DIR"] = str(folder)
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder / "metrics")  # not the controller's
     _private_var = None  # the controller's folder holds it, and removes it
     url = os.environ.get("REDIS_URL")
     if url and index:

@@ -10,7 +10,8 @@ the cap holds for each endpoint of the model (its own provider, its fallback), e
 its own provider's bill.
 
 The ledger never costs a call its answer: a row that cannot be written is logged and the
-call goes on.
+call goes on. A step's calls are kept in memory while it works and entered when it ends
+(:func:`calls_held`), with the connection the step saves with.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from arena.llm.types import Completion, ModelEndpoint
 logger = logging.getLogger("arena.llm")
 
 _purpose: ContextVar[tuple[str, str]] = ContextVar("arena_call_purpose", default=("", ""))
+_held: ContextVar[list[dict] | None] = ContextVar("arena_calls_held", default=None)
 
 
 @contextmanager
@@ -76,32 +78,68 @@ def check_budget(endpoint: ModelEndpoint, *, served_by: str) -> None:
                             "endpoint")
 
 
-def enter(endpoint: ModelEndpoint, *, served_by: str, completion: Completion | None = None,
-          error: LLMError | None = None) -> None:
-    """Write one call's row (sync: the client runs it through ``database_call``)."""
-    from arena.models import ModelCall  # noqa: PLC0415
+@contextmanager
+def calls_held() -> Iterator[list[dict]]:
+    """The calls made inside are kept in memory, to be entered by the caller at once
+    (:func:`enter_held`): a step's work holds no database connection while it waits on a
+    model, and a worker running hundreds of steps would otherwise take one from the pool for
+    every call it makes (the step runner enters them with the connection it saves with)."""
+    held: list[dict] = []
+    token = _held.set(held)
+    try:
+        yield held
+    finally:
+        _held.reset(token)
+
+
+def row_of(endpoint: ModelEndpoint, *, served_by: str, completion: Completion | None = None,
+           error: LLMError | None = None) -> dict:
+    """One call's row, as :class:`arena.models.ModelCall`'s fields."""
+    from django.utils import timezone  # noqa: PLC0415
 
     mode, kind = _purpose.get()
-    fields = {"model_slug": endpoint.slug, "provider": endpoint.provider or endpoint.provider_kind,
-              "endpoint": served_by, "mode": mode, "kind": kind, "ok": error is None}
+    fields = {"created_at": timezone.now(), "model_slug": endpoint.slug,
+              "provider": endpoint.provider or endpoint.provider_kind, "endpoint": served_by,
+              "mode": mode, "kind": kind, "ok": error is None}
     if completion is not None:
         fields.update(latency_ms=completion.latency_ms, ttft_ms=completion.ttft_ms,
                       input_tokens=completion.input_tokens,
                       output_tokens=completion.output_tokens, cost_usd=completion.cost_usd)
     else:
         fields["error_kind"] = type(error).__name__
-    ModelCall.objects.create(**fields)
+    return fields
+
+
+def enter(rows: list[dict]) -> None:
+    from arena.models import ModelCall  # noqa: PLC0415
+
+    ModelCall.objects.bulk_create([ModelCall(**row) for row in rows])
+
+
+def enter_held(rows: list[dict]) -> None:
+    """Enter the calls :func:`calls_held` kept; logged, never raised, if that fails."""
+    if not rows:
+        return
+    try:
+        enter(rows)
+    except Exception as exc:  # the step's own result matters more than these rows
+        logger.warning("%d model calls could not be entered in the ledger (%s)", len(rows),
+                       type(exc).__name__)
 
 
 async def record(endpoint: ModelEndpoint, *, served_by: str,
                  completion: Completion | None = None, error: LLMError | None = None) -> None:
-    """Enter the call in the ledger; a row that cannot be written is logged, never raised:
-    the answer matters more than its entry."""
+    """Enter the call in the ledger, or keep it for whoever holds the calls (a step); a row
+    that cannot be written is logged, never raised: the answer matters more than its entry."""
     from arena.aio import database_call  # noqa: PLC0415
 
+    row = row_of(endpoint, served_by=served_by, completion=completion, error=error)
+    held = _held.get()
+    if held is not None:
+        held.append(row)
+        return
     try:
-        await database_call(enter)(endpoint, served_by=served_by, completion=completion,
-                                   error=error)
+        await database_call(enter)([row])
     except Exception as exc:
         logger.warning("a call of %s could not be entered in the ledger (%s)", endpoint.slug,
                        type(exc).__name__)

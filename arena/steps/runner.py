@@ -42,7 +42,7 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from arena import metrics
-from arena.llm.ledger import call_purpose
+from arena.llm.ledger import call_purpose, calls_held, enter_held
 from arena.steps.base import FINISHED, Step, StepStatus
 from arena.steps.leases import lease_until, step_lease
 
@@ -105,15 +105,17 @@ def step_run(work: StepWork, pk, generation: int) -> bool:
 def _work_and_save(work: StepWork, pk, generation: int) -> bool:
     model = work.model
     claimed, waited = time.perf_counter(), _queue_wait()
-    try:
-        job = work.load(pk)
-        release_database()
-        with step_lease(model, pk, generation), \
-                call_purpose(model._meta.app_label, model.__name__):
-            result = work.work(job)
-    except Exception:
-        logger.exception("%s %s failed unexpectedly", model.__name__, pk)
-        result = StepResult(error=UNEXPECTED_FAILURE)
+    with calls_held() as calls:
+        try:
+            job = work.load(pk)
+            release_database()
+            with step_lease(model, pk, generation), \
+                    call_purpose(model._meta.app_label, model.__name__):
+                result = work.work(job)
+        except Exception:
+            logger.exception("%s %s failed unexpectedly", model.__name__, pk)
+            result = StepResult(error=UNEXPECTED_FAILURE)
+    enter_held(calls)  # the calls it made, whatever becomes of its result
     if result is None:
         logger.info("%s %s was taken from its job (generation %s)", model.__name__, pk,
                     generation)

@@ -191,3 +191,19 @@ async def test_open_sockets_are_counted_by_mode_while_they_are_open():
     for socket in sockets:
         await socket.disconnect()
     assert {mode: await sync_to_async(open_now)(mode) for mode in paths} == before
+
+
+def test_an_arena_started_from_another_counts_in_its_own_folder(tmp_path):
+    """A run command started from a process of another arena (a test, a second run command)
+    inherits its PROMETHEUS_MULTIPROC_DIR; emptying that at start made the first one's counts
+    vanish (its open files unlinked), so the folder is always the var folder's own."""
+    inherited = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    code = ("import os, django; django.setup()\n"
+            "from arena.metrics import metrics_folder\n"
+            "print(os.environ['PROMETHEUS_MULTIPROC_DIR'], metrics_folder())\n")
+    out = subprocess.run([sys.executable, "-c", code], check=True, timeout=120,
+                         capture_output=True, text=True, cwd=settings.BASE_DIR,
+                         env={**os.environ, "DJANGO_SETTINGS_MODULE": "arena.settings",
+                              "ARENA_VAR_DIR": str(tmp_path), "PROMETHEUS_MULTIPROC_DIR":
+                              inherited}).stdout.split()
+    assert out == [str(tmp_path / "metrics")] * 2 != [inherited] * 2

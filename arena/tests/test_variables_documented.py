@@ -27,8 +27,8 @@ def _named(node: ast.AST) -> str | None:
 
 
 def variables_read(tree: ast.AST) -> set[str]:
-    """Names passed to the settings' env_* helpers, os.environ.get / [] / setdefault,
-    os.getenv, or an argument that names a key's variable."""
+    """Names passed to the settings' env_* helpers, os.environ.get / [] (read, not set) /
+    setdefault, os.getenv, or an argument that names a key's variable."""
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.args:
@@ -39,8 +39,10 @@ def variables_read(tree: ast.AST) -> set[str]:
                     or func.attr == "getenv"))
             if reads and (name := _named(node.args[0])):
                 found.add(name)
-        if isinstance(node, ast.Subscript) and _is_environ(node.value) and (
-                name := _named(node.slice)):
+        # os.environ["X"] read; os.environ["X"] = ... is the arena setting one for a library
+        # (PROMETHEUS_MULTIPROC_DIR), nothing a person sets.
+        if isinstance(node, ast.Subscript) and _is_environ(node.value) and not isinstance(
+                node.ctx, ast.Store) and (name := _named(node.slice)):
             found.add(name)
         if isinstance(node, ast.keyword) and node.arg in KEYWORDS and (
                 name := _named(node.value)):
