@@ -88,7 +88,18 @@ class StepWork(Generic[Job]):
 
 
 def step_run(work: StepWork, pk, generation: int) -> bool:
-    """Run the job ``(pk, generation)`` of a step; True if it did the work and saved it."""
+    """Run the job ``(pk, generation)`` of a step; True if it did the work and saved it. The
+    worker thread gives its database connection back when the step ends: a worker holds
+    hundreds of threads and a pool of ten, and a thread waiting for its next task must not
+    keep one (the test's worker, without Celery's Django fix-up, kept one per thread and ran
+    the pool dry)."""
+    try:
+        return _run(work, pk, generation)
+    finally:
+        release_database()
+
+
+def _run(work: StepWork, pk, generation: int) -> bool:
     model = work.model
     if (work.may_start is None or work.may_start(pk)) and step_claim(model, pk, generation):
         return _work_and_save(work, pk, generation)
