@@ -39,7 +39,7 @@ import httpx
 import pytest
 import redis
 from django.conf import settings
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
 from battles.models import Response, Vote
@@ -142,7 +142,7 @@ class Page:
                     origin=base, open_timeout=ceiling(10),
                     additional_headers={"Cookie": f"{settings.SESSION_COOKIE_NAME}="
                                                   f"{self.session_key}"})
-            except OSError:  # refused: that node is down
+            except (OSError, WebSocketException):  # refused, or cut in the handshake: down
                 if time.monotonic() > deadline:
                     raise AssertionError("no node took the page's socket") from None
                 threading.Event().wait(delay)  # battle.js's backoff, not a synchronisation
