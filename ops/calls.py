@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.apps import apps
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Sum
 
-from arena.llm.ledger import start_of_day
+from arena.llm.ledger import calls_by_provider, start_of_day
 from arena.llm.types import FALLBACK, OWN
 from arena.models import AIModel, ModelCall
 from arena.selectors import model_daily_cap
@@ -44,21 +44,14 @@ class ProviderCalls:
 def providers_calls(*, now: datetime) -> list[ProviderCalls]:
     """Every provider called in the last day, most called first."""
     since = {w.key: w.since(now) for w in WINDOWS}
-    counted = {}
-    for w in WINDOWS:
-        in_window = Q(created_at__gte=since[w.key])
-        counted[f"calls_{w.key}"] = Count("pk", filter=in_window)
-        counted[f"failed_{w.key}"] = Count("pk", filter=in_window & Q(ok=False))
-    counts = {row["provider"]: row for row in (
-        ModelCall.objects.filter(created_at__gte=since[DAY.key]).order_by()
-        .values("provider").annotate(**counted))}
+    counts = calls_by_provider(since)
     errors = (ModelCall.objects.filter(created_at__gte=since[DAY.key], ok=False).order_by()
               .values("provider", "error_kind").annotate(n=Count("pk")).order_by("-n"))
     top_error: dict[str, str] = {}
     for row in errors:
         top_error.setdefault(row["provider"], row["error_kind"] or "unknown")
     out = []
-    for provider in sorted(counts, key=lambda p: (-counts[p][f"calls_{DAY.key}"], p)):
+    for provider in sorted(counts, key=lambda p: (-counts[p][DAY.key][0], p)):
         timings = list(ModelCall.objects.filter(
             provider=provider, ok=True, created_at__gte=since[DAY.key], latency_ms__isnull=False,
         ).order_by("-created_at").values_list("created_at", "latency_ms", "ttft_ms")
@@ -68,8 +61,8 @@ def providers_calls(*, now: datetime) -> list[ProviderCalls]:
             inside = [t for t in timings if t[0] >= since[w.key]]
             ttfts = [t[2] for t in inside if t[2] is not None]
             windows[w.key] = CallFigures(
-                calls=counts[provider][f"calls_{w.key}"],
-                failed=counts[provider][f"failed_{w.key}"],
+                calls=counts[provider][w.key][0],
+                failed=counts[provider][w.key][1],
                 p50_ms=percentile([t[1] for t in inside], 0.5),
                 p95_ms=percentile([t[1] for t in inside], 0.95),
                 ttft_p50_ms=percentile(ttfts, 0.5))

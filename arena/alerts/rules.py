@@ -18,13 +18,13 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db.models import Count, Q, Sum
+from django.db.models import Sum
 from django.utils.module_loading import import_string
 
 from arena import modes
 from arena.alerts import Reading, Rule, minutes, percent
 from arena.alerts.slow_queries import slow_queries_count
-from arena.llm.ledger import start_of_day
+from arena.llm.ledger import calls_by_provider, start_of_day
 from arena.models import ModelCall
 
 PROVIDER_FAILURES = ("{subject}: {share} of {total} model calls failed in the last {window} "
@@ -37,19 +37,18 @@ SLOW_QUERIES = ("{count} database queries took longer than {ms:g} ms in the last
 def provider_failures(now: datetime) -> list[Reading]:
     window = settings.ARENA_ALERT_WINDOW_SECONDS
     threshold = settings.ARENA_ALERT_PROVIDER_FAILURE_RATE
-    rows = (ModelCall.objects.filter(created_at__gte=now - timedelta(seconds=window))
-            .order_by().values("provider")
-            .annotate(total=Count("id"), failed=Count("id", filter=Q(ok=False))))
     readings = []
-    for row in rows:
-        share = row["failed"] / row["total"]
+    counts = calls_by_provider({"window": now - timedelta(seconds=window)})
+    for provider, windows in counts.items():
+        total, failed = windows["window"]
+        share = failed / total
         # Too few calls say nothing either way: one failure of two calls is 50 % and pages
         # nobody, and the provider's open alert stays open until enough calls show recovery.
-        breached = share > threshold if row["total"] >= settings.ARENA_ALERT_MIN_CALLS else None
+        breached = share > threshold if total >= settings.ARENA_ALERT_MIN_CALLS else None
         readings.append(Reading(
-            subject=row["provider"], value=share, threshold=threshold, breached=breached,
-            text=PROVIDER_FAILURES.format(subject=row["provider"], share=percent(share),
-                                          total=row["total"], window=minutes(window),
+            subject=provider, value=share, threshold=threshold, breached=breached,
+            text=PROVIDER_FAILURES.format(subject=provider, share=percent(share),
+                                          total=total, window=minutes(window),
                                           threshold=percent(threshold))))
     return readings
 
