@@ -43,6 +43,7 @@ from debates.speeches import (
     HANDICAPS,
     STRONG_NOTE,
     SpeakerBrief,
+    compact_own_words_messages,
     compact_revision_messages,
     compact_system,
     compact_turn_messages,
@@ -61,7 +62,6 @@ RUNNING_STATUSES = (DebateStatus.INITIALIZING, DebateStatus.IN_PROGRESS)
 TURN_EXTRA_TOKENS = 350  # room for <reflection> and <critique> besides the speech
 COMPACT_EXTRA_TOKENS = 40  # a compact turn is the speech alone
 EMPTY_SPEECH = "The debater sent an empty speech."
-OWN_WORDS = "That repeats what you were told. Write your speech now, in your own words."
 
 
 @dataclass
@@ -230,6 +230,7 @@ class TurnJob:
     heard: list[str]  # the debate as it reads without this speech: the motion, the others
     side: str
     compact: bool  # an embedded small model's turn: the speech alone
+    retry: list[ChatMessage] | None = None  # a compact turn asked again after an echo
 
 
 def turn_load(step: DebateStep, debate: Debate) -> TurnJob:
@@ -240,15 +241,17 @@ def turn_load(step: DebateStep, debate: Debate) -> TurnJob:
                 if step.revision else None)
     messages = (_compact_messages(debate, step, brief, existing) if compact
                 else _full_messages(debate, step, brief, model, existing, endpoint.max_tokens))
+    retry = None
     if compact:
         endpoint = replace(endpoint, system_prompt=compact_system(brief))
+        retry = compact_own_words_messages(brief, _opponent_last(debate, step.position))
     return TurnJob(step=step, endpoint=endpoint, speaker=model, messages=messages,
                    existing=existing, relay=turn_relay(step), word_limit=debate.word_limit,
                    debaters=[debate.model_a, debate.model_b],
                    heard=[debate.topic.motion, *DebateTurn.objects.filter(debate=debate).exclude(
                        round=step.round, position=step.position).values_list("speech",
                                                                               flat=True)],
-                   side=debate.side_of(step.position), compact=compact)
+                   side=debate.side_of(step.position), compact=compact, retry=retry)
 
 
 async def _stream_turn(relay: StreamRelay, endpoint, messages: list[ChatMessage], restart: bool):
@@ -269,8 +272,8 @@ def turn_work(job: TurnJob) -> StepResult:
     prompt = [job.endpoint.system_prompt, *(m["content"] for m in job.messages)]
     messages, restart = job.messages, step.generation > 0 or step.revision > 0
     # A small model's reply can be nothing but what it was told (all of it taken off as an
-    # echo): it is asked once more, in so many words, before the turn fails.
-    for attempt in range(2 if job.compact else 1):
+    # echo): it is asked once more, in its own words, before the turn fails.
+    for attempt in range(2 if job.retry else 1):
         try:
             completion = aio.run(_stream_turn(relay, job.endpoint, messages,
                                               restart=restart or attempt > 0))
@@ -283,8 +286,8 @@ def turn_work(job: TurnJob) -> StepResult:
         speech, cut = cut_to_words(parsed.speech, job.word_limit)
         if speech.strip():
             break
-        messages = [*job.messages, {"role": "assistant", "content": completion.text},
-                    {"role": "user", "content": OWN_WORDS}]
+        messages = job.retry
+        prompt = [*prompt, *(m["content"] for m in messages)]
     if not speech.strip():
         return StepResult(error=EMPTY_SPEECH, write=ended("failed", error=EMPTY_SPEECH))
     leak = (leaked_identity([*job.heard, completion.text], job.debaters) or "")[:100]

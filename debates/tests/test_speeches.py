@@ -4,6 +4,7 @@ import pytest
 
 from debates.speeches import (
     SpeakerBrief,
+    compact_own_words_messages,
     compact_system,
     compact_turn_messages,
     cut_to_words,
@@ -95,6 +96,17 @@ class TestCompactTurn:
         opening = SpeakerBrief(**{**self.BRIEF.__dict__, "position": "pro", "round": 1})
         [first] = compact_turn_messages(opening, None)
         assert first["content"] == "Open the debate: give two reasons for the motion."
+
+    def test_asked_again_it_is_the_same_turn_in_its_own_words_without_the_opponent(self):
+        [closing] = compact_own_words_messages(self.BRIEF, "Cars pollute.")
+        assert closing["content"] == ("This is your closing speech: sum up, in your own "
+                                      "words, why you are against the motion.")
+        middle = SpeakerBrief(**{**self.BRIEF.__dict__, "rounds": 3})
+        [again] = compact_own_words_messages(middle, "Cars pollute.")
+        assert "one more reason against" in again["content"] and "Cars" not in again["content"]
+        opening = SpeakerBrief(**{**self.BRIEF.__dict__, "position": "pro", "round": 1})
+        [first] = compact_own_words_messages(opening, None)
+        assert "two reasons for the motion" in first["content"]
 
     @pytest.mark.parametrize(("reply", "speech"), [
         ("[Round 1] Your opponent (PRO): cars pollute\nBuses exist, so cars can go.",

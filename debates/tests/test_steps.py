@@ -19,8 +19,8 @@ from debates.models import (
     StepKind,
 )
 from debates.selectors import debate_view
-from debates.speeches import parse_compact
-from debates.steps import EMPTY_SPEECH, OWN_WORDS, turn_load, turn_work
+from debates.speeches import SpeakerBrief, compact_own_words_messages, parse_compact
+from debates.steps import EMPTY_SPEECH, turn_load, turn_work
 from debates.tests.debate_support import (
     EXTRACT_MARK,
     FALSE_CLAIM,
@@ -431,12 +431,17 @@ class TestIdentityLeaks:
 
 class TestSmallModelTurn:
     """An embedded small model's compact turn can be nothing but what it was told, taken off
-    whole as an echo: the debate failed on "an empty speech". It is asked once more."""
+    whole as an echo: the debate failed on "an empty speech". It is asked once more, in its own
+    words and without the opponent's speech it copied."""
 
     def turn_job(self, setup):
         debate = finished(setup, start(setup, rounds=1))
         step = DebateStep.objects.get(debate=debate, kind="turn", round=1, position="pro")
-        return replace(turn_load(step, debate), compact=True)
+        opening = SpeakerBrief(name="Ada", description="", background="", traits=[],
+                               speaking_style="", motion=debate.topic.motion, position="pro",
+                               round=1, rounds=1, word_limit=debate.word_limit)
+        return replace(turn_load(step, debate), compact=True,
+                       retry=compact_own_words_messages(opening, None))
 
     @staticmethod
     def echo(job) -> str:
@@ -453,7 +458,10 @@ class TestSmallModelTurn:
         before = len(fake_openai.chat_requests)
         assert turn_work(job).error == ""
         asked = fake_openai.chat_requests[before:]
-        assert len(asked) == 2 and asked[1].messages[-1]["content"] == OWN_WORDS
+        assert len(asked) == 2
+        again = asked[1].messages[-1]["content"]
+        assert "in your own words" in again.lower() and "opponent" not in again.lower()
+        assert job.messages[-1]["content"] not in str(asked[1].messages)
 
     def test_twice_nothing_of_its_own_fails_the_turn_saying_so(self, debate_setup, fake_openai):
         job = self.turn_job(debate_setup)
