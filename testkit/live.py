@@ -170,17 +170,24 @@ def doomed_worker(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, *,
 
 def steps_started_over(count: int) -> int:
     """Sweep until ``count`` steps whose worker died are started over; how many were."""
+    return sweep_until(lambda restarted: restarted >= count,
+                       what=f"{count} killed step(s) to be started over")
+
+
+def sweep_until(done: Callable[[int], object], *, what: str, timeout: float = 30.0) -> int:
+    """Sweep for dead workers' steps, as beat does, until ``done(started over so far)``;
+    how many steps were started over."""
     from arena.steps import step_requeue_stale
     from testkit.waiting import wait_for
 
     restarted = 0
 
-    def enough() -> bool:
+    def enough() -> object:
         nonlocal restarted
         restarted += step_requeue_stale()
-        return restarted >= count
+        return done(restarted)
 
-    wait_for(enough, what=f"{count} killed step(s) to be started over")
+    wait_for(enough, timeout, what=what)
     return restarted
 
 
