@@ -1,10 +1,13 @@
 """What a data release publishes of voice battles: every counted overall vote on the ``agent``
 board (the architecture boards are its subsets) between the two agent configurations, with
-both calls' transcripts when the voter let them be published."""
+both calls' transcripts when the voter let them be published. The language is the caller's, read
+from what they said in both calls; a call has no prompt categories (they classify a written
+prompt), so those columns stay false."""
 
 from __future__ import annotations
 
 from agents.models import AgentConversation, AgentVote
+from arena.prompt_categories import prompt_language
 from releases.sources import Source, register_source, removed_by_reason, rows_in_batches
 
 
@@ -25,7 +28,10 @@ def _rows(votes: list[AgentVote]):
         row = {"id": vote.pk, "contest_id": battle.pk, "model_a": battle.config_a.slug,
                "model_b": battle.config_b.slug, "winner": vote.winner,
                "created_at": vote.created_at, "publish_text": vote.publish_text,
-               "turns": max((c.total_turns for c in labelled.values()), default=0)}
+               "turns": max((c.total_turns for c in labelled.values()), default=0),
+               "language": prompt_language(" ".join(
+                   t.get("text", "") for call in labelled.values() for t in call.turns_json
+                   if t.get("role") == "user"))}
         if vote.publish_text:
             for label in ("a", "b"):
                 call = labelled.get(label)

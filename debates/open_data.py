@@ -1,7 +1,8 @@
 """What a data release publishes of debates: each counted crowd vote (pro, con or tie) of a
 debate finished by the release's cut on the ``debate-crowd`` board, as a result between the
 debate's two models, with the motion and each side's speeches when the voter let them be
-published and the debate is listed. A debate still running at the cut is left out: its other
+published and the debate is listed. The language and categories are the motion's, by the text
+battles' rules. A debate still running at the cut is left out: its other
 viewers were still blind. Debates are picked by when they ended, not by their status now, so
 a past date built again holds the same debates."""
 
@@ -9,7 +10,13 @@ from __future__ import annotations
 
 from debates.boards import counted_debates
 from debates.models import CrowdChoice, CrowdVote, DebateTurn, Position
-from releases.sources import Source, register_source, removed_by_reason, rows_in_batches
+from releases.sources import (
+    Source,
+    prompt_columns,
+    register_source,
+    removed_by_reason,
+    rows_in_batches,
+)
 
 STILL_RUNNING = "the debate was still running (its viewers are blind)"
 NOT_ON_BOARD = "the debate does not count on the board"
@@ -40,7 +47,8 @@ def _rows(votes: list[CrowdVote]):
                   CrowdChoice.CON: "model_b" if pro_is_a else "model_a"}.get(vote.choice, "tie")
         row = {"id": vote.pk, "contest_id": debate.pk, "model_a": debate.model_a_id,
                "model_b": debate.model_b_id, "winner": winner, "created_at": vote.created_at,
-               "turns": debate.rounds, "publish_text": vote.publish_text and debate.is_listed}
+               "turns": debate.rounds, "publish_text": vote.publish_text and debate.is_listed,
+               **prompt_columns(debate.topic.motion)}
         if row["publish_text"]:
             for side, position in (("a", debate.model_a_position),
                                    ("b", Position.CON if pro_is_a else Position.PRO)):

@@ -49,9 +49,9 @@ COLUMNS = """\
 | model_a, model_b | the two models (agent configurations on the voice boards) |
 | winner | `model_a`, `model_b`, `tie` or `both_bad` |
 | timestamp, date | when the vote was cast (UTC) |
-| language | the first prompt's language (text battles) |
+| language | the language of the first prompt, a debate's motion, a panel's question, a caller |
 | turns | prompts in a battle, rounds of a debate, caller turns of a voice battle |
-| coding … long_query | the prompt's categories, `true`/`false` (text battles) |
+| coding … long_query | the prompt's categories, `true`/`false` (debates, panels: rules only) |
 | tokens_a … bold_b | each side's answer tokens, headers, list items, bold spans (text battles) |
 | publish_text | the voter let the conversation be published |
 | conversation_a, conversation_b | JSON `[{"role", "content"}]`, redacted; else empty |"""

@@ -20,10 +20,13 @@ a subset that the rows do not mark (an architecture's voice battles), is not rep
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from arena.prompt_categories import classify_by_rules
 
 VOTERS = ("human", "ai")
 BATCH = 2_000  # votes read at once: what a batch needs besides them is one query per batch
@@ -45,6 +48,15 @@ class Source:
 
 
 _registry: dict[str, Source] = {}
+
+
+@functools.lru_cache(maxsize=4096)
+def prompt_columns(prompt: str) -> dict[str, Any]:
+    """A row's ``language`` and ``categories`` for a contest that stored no classification
+    of its prompt (a debate's motion, a panel's question), by the same deterministic rules
+    that classify a text battle's prompt before any model judges it."""
+    found = classify_by_rules(prompt)
+    return {"language": found.language, "categories": set(found.categories)}
 
 
 def register_source(source: Source) -> Source:

@@ -17,12 +17,14 @@ from django.utils import timezone
 from agents.services import agent_battle_vote
 from arena.errors import RuleError
 from battles.models import Vote
-from battles.tests.factories import vote_on
+from battles.tests.factories import AIModelFactory, vote_on
 from debates.crowd import debate_vote
 from debates.models import CrowdVote
+from panels.models import Panel, PanelJudgement, PanelOutcome, PanelStatus
 from releases.identifiers import contest_key
 from releases.models import Release
 from releases.redaction import EMAIL, PHONE
+from releases.schema import CATEGORIES
 from releases.selectors import release_dir
 from releases.services import CSV, FUTURE_DATE, PARQUET, release_build
 
@@ -236,3 +238,27 @@ def test_the_daily_task_releases_the_day_that_ended_and_is_scheduled():
     app.loader.import_default_modules()
     app.finalize()
     assert app.conf.beat_schedule["releases-daily"]["task"] == "releases.tasks.release_previous_day"
+
+
+def test_debates_panels_and_calls_carry_the_language_and_categories_of_what_was_asked():
+    key = visitor(Client())
+    debate = finished_debate()  # "This house would ban cars from city centres"
+    debate_vote(debate_id=debate.pk, session_key="viewer-1", choice="con")
+    complete(debate)
+    voice = talked_voice_battle(key, caller="Bonjour, je voudrais réserver une coupe de "
+                                            "cheveux demain à dix heures, s'il vous plaît.")
+    agent_battle_vote(battle_id=voice.pk, session_key=key, overall="a")
+    alpha, beta = AIModelFactory(slug="lang-alpha"), AIModelFactory(slug="lang-beta")
+    panel = Panel.objects.create(status=PanelStatus.DONE, question=(
+        "Write a Python function that returns the prime factors of a number."))
+    judgement = PanelJudgement.objects.create(panel=panel, judge=alpha)
+    PanelOutcome.objects.create(judgement=judgement, panel=panel, judge=alpha, model_a=alpha,
+                                model_b=beta, winner="model_a", is_self_vote=False)
+
+    release, _ = release_build()
+    rows = {row["mode"]: row for row in _rows(release)}
+    assert (rows["debate"]["language"], rows["panel"]["language"]) == ("en", "en")
+    assert rows["voice"]["language"] == "fr"  # what the caller said
+    assert rows["panel"]["coding"] is True and rows["panel"]["creative_writing"] is False
+    assert not any(rows["debate"][name] for name in CATEGORIES)
+    assert not any(rows["voice"][name] for name in CATEGORIES)
