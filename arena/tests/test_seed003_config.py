@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -137,3 +138,24 @@ class TestEnvFile:
             timeout=120, check=False)
         assert result.returncode == 0, result.stderr
         assert result.stdout.split() == [KEY, "4096"]
+
+    def test_the_run_command_reads_it_before_anything_starts(self, tmp_path):
+        """The run command takes its port from .env: a port already taken there makes it
+        say so and stop, before it starts anything."""
+        taken = socket.socket()
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = tmp_path / ".env"
+        env.write_text(f"PORT={port}\n")
+        try:
+            result = subprocess.run(
+                [sys.executable, "-m", "arena.devserver"], cwd=settings.BASE_DIR,
+                env={**{name: value for name, value in os.environ.items() if name != "PORT"},
+                     "ARENA_ENV_FILE": str(env), "ARENA_VAR_DIR": str(tmp_path / "var")},
+                capture_output=True, text=True, timeout=120, check=False)
+        finally:
+            taken.close()
+        said = result.stdout + result.stderr
+        assert result.returncode == 2, said
+        assert "read PORT from .env" in said and f"cannot listen on port {port}" in said
