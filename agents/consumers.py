@@ -19,13 +19,14 @@ from agents.adapters.base import AgentUnavailable, UnavailableAdapter
 from agents.proxy import CALLER_ENDED, CALLER_LEFT, CallSession
 from arena.errors import RuleError
 from arena.inputs import parse_uuid
+from arena.sessions import owner_key
 
 
 def _open(*, battle_id: str, label: str, session):
     """In a thread: reading the session's key vets it against the session table."""
     conversation = services.conversation_open(
         battle_id=parse_uuid(battle_id), label=label,
-        session_key=session.session_key if session is not None else None)
+        session_key=owner_key(session))
     try:
         adapter = adapter_for(conversation.agent_config, conversation.scenario)
     except AgentUnavailable as exc:

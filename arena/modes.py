@@ -69,6 +69,9 @@ class Mode:
     # "app_label.Model.field" of every column holding a visitor's session key: moved to the
     # new key when the session's key is rotated (arena.sessions.session_rotate)
     session_fields: tuple[str, ...] = ()
+    # dotted path of a callable (old_key, new_key) run before its session_fields move, for
+    # rows that merge rather than move (arena.visitor_merge)
+    merge_visitor: str | None = None
     # dotted path of a callable that loads what the mode's sockets would otherwise load on
     # first use (models, audio), run by each web process once it serves (arena.webserver)
     warm_up: str | None = None

@@ -13,12 +13,16 @@ would lose a new visitor's battle when its first answer fails (502) or is still 
 written (504). When a person signs in, :func:`session_rotate` gives the session a new key
 and moves every row the old key owned (each mode names them in ``Mode.session_fields``).
 
+A signed-in person's rows are kept under their account's key (``accounts``), which their
+session names (:data:`ACCOUNT_KEY`) and an API token stands for (``request.arena_account_key``):
+:func:`session_key_for` and :func:`owner_key` answer it in place of the session's own key, so
+what they do follows them from one browser or script to another.
+
 This module is also the session engine (``SESSION_ENGINE = "arena.sessions"``).
 """
 
 import time
 
-from django.apps import apps
 from django.conf import settings
 from django.contrib.sessions.backends import base, db
 from django.contrib.sessions.middleware import SessionMiddleware
@@ -29,7 +33,9 @@ from django.utils.crypto import get_random_string
 from django.utils.http import http_date
 
 from arena.middleware import OnTheLoop
-from arena.modes import modes
+from arena.visitor_merge import visitor_merge
+
+ACCOUNT_KEY = "arena_account_key"  # the session's data: the signed-in person's key
 
 
 class SessionStore(db.SessionStore):
@@ -77,8 +83,7 @@ class SessionStore(db.SessionStore):
             old = self.session_key
             super().cycle_key()
             if old:
-                for model, field in _session_fields():
-                    model.objects.filter(**{field: old}).update(**{field: self.session_key})
+                visitor_merge(old, self.session_key)
 
 
 def session_rotate(request: HttpRequest) -> str:
@@ -91,22 +96,27 @@ def session_rotate(request: HttpRequest) -> str:
     return request.session.session_key
 
 
-def _session_fields() -> list[tuple[type, str]]:
-    found = []
-    for mode in modes():
-        for dotted in mode.session_fields:
-            app_label, model_name, field = dotted.split(".")
-            found.append((apps.get_model(app_label, model_name), field))
-    return found
+def owner_key(session) -> str | None:
+    """The key a session's visitor owns rows under: their account's when signed in, else the
+    session's own (None for no session). Reading it vets the session's key: a query."""
+    if session is None or not session.session_key:
+        return None
+    return session.get(ACCOUNT_KEY) or session.session_key
 
 
 def session_key_for(request: HttpRequest, *, create: bool = True) -> str | None:
+    """The key the request's visitor owns rows under: a token's account, a signed-in
+    session's account, or the anonymous session's own key (created now, on a first write,
+    when ``create``)."""
+    token_key = getattr(request, "arena_account_key", None)
+    if token_key:
+        return token_key
     session = request.session
     if not session.session_key and create:
         session["visitor"] = True
         session.save()
         session.modified = False  # saved: the middleware only sends the cookie
-    return session.session_key
+    return owner_key(session)
 
 
 class SessionCookieOnEveryStatus(OnTheLoop, SessionMiddleware):

@@ -127,6 +127,11 @@ INSTALLED_APPS = [
     "corsheaders",
     "axes",  # admin logins: failed attempts counted, a lockout past the limit
     "channels",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.github",
+    "allauth.socialaccount.providers.google",
     "arena",
     "battles",
     "panels",
@@ -135,6 +140,7 @@ INSTALLED_APPS = [
     "leaderboard",
     "releases",
     "ops",  # the operations page; it reads the modes through their declarations only
+    "accounts",  # sign-in, tokens; anonymous use stays first-class
 ]
 
 MIDDLEWARE = [
@@ -150,6 +156,7 @@ MIDDLEWARE = [
     "arena.middleware.CommonMiddleware",
     "arena.middleware.CsrfViewMiddleware",
     "arena.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "arena.middleware.MessageMiddleware",
     "arena.middleware.XFrameOptionsMiddleware",
     "arena.middleware.CSPMiddleware",
@@ -164,6 +171,7 @@ MIDDLEWARE = [
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("ARENA_LOGIN_FAILURES", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
@@ -662,3 +670,33 @@ ARENA_VOICE_PROVIDER_TIMEOUT = env_float("ARENA_VOICE_PROVIDER_TIMEOUT", 15.0)
 ARENA_RELEASES_DIR = Path(env_str("ARENA_RELEASES_DIR") or VAR_DIR / "media" / "releases")
 ARENA_RELEASE_LICENSE = env_str("ARENA_RELEASE_LICENSE", "CC BY 4.0")
 ARENA_RELEASE_PHONE_REGION = env_str("ARENA_RELEASE_PHONE_REGION", "US")
+
+# --- accounts (accounts/, django-allauth) -------------------------------------------------
+# Nobody must sign in: an account keeps what a person does across browsers and scripts. Sign-in
+# by e-mail and password, the address verified by a mail (to the log unless EMAIL_HOST is set);
+# GitHub and Google when their OAuth app's id and secret are in the environment (absent from
+# the page otherwise). The session stays Django's: its key rotates at sign-in.
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_EMAIL_VERIFICATION = env_str("ARENA_EMAIL_VERIFICATION", "mandatory")
+ACCOUNT_LOGOUT_ON_GET = False
+ACCOUNT_SESSION_REMEMBER = True
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if ARENA_ENV == "production" else "http"
+LOGIN_REDIRECT_URL = "/me/"
+ACCOUNT_LOGOUT_REDIRECT_URL = "/"
+SOCIALACCOUNT_STORE_TOKENS = False  # the provider's tokens are used once, never kept
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = True  # a verified provider address signs in its account
+SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = True
+SOCIALACCOUNT_PROVIDERS: dict[str, dict] = {}
+for _provider, _extra in (("github", {"SCOPE": ["read:user", "user:email"]}),
+                          ("google", {"SCOPE": ["openid", "email"]})):
+    _upper = _provider.upper()
+    if env_str(f"{_upper}_CLIENT_ID") and env_str(f"{_upper}_CLIENT_SECRET"):
+        SOCIALACCOUNT_PROVIDERS[_provider] = {
+            **_extra,
+            "APPS": [{"client_id": env_str(f"{_upper}_CLIENT_ID"),
+                      "secret": env_str(f"{_upper}_CLIENT_SECRET"), "key": ""}],
+        }
+if ARENA_ENV == "test":  # Django's advice for test speed: hashing is not what tests test
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

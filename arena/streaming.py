@@ -43,6 +43,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from arena import aio
+from arena.sessions import owner_key
 
 if TYPE_CHECKING:
     import redis.asyncio as aioredis
@@ -330,8 +331,7 @@ class StreamConsumer(AsyncJsonWebsocketConsumer):
     def _authorize(self, session, route: dict[str, str]):
         # The session's key is vetted against the session table when first read: a query,
         # so here in the thread, never on the event loop.
-        return self.authorize(session_key=session.session_key if session is not None else None,
-                              **route)
+        return self.authorize(session_key=owner_key(session), **route)
 
     async def connect(self):
         route = self.scope["url_route"]["kwargs"]

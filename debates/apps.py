@@ -15,6 +15,7 @@ class DebatesConfig(modes.ModeConfig):
         operations="debates.operations.OPERATIONS",
         session_fields=("debates.Debate.session_key", "debates.CrowdVote.session_key",
                         "debates.PointsAccount.session_key", "debates.Topic.proposed_by"),
+        merge_visitor="debates.crowd.points_merge",
         websocket_routes="debates.routing.websocket_urlpatterns",
         beat={
             # Debates whose last step is done with no next one (a resume's process died

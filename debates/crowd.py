@@ -18,7 +18,8 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
 
 from arena.contests.voting import vote_once
 from arena.errors import RuleError
@@ -52,6 +53,19 @@ CHOSEN_BY_CREATOR = "the voter started this debate and chose its models or perso
 def points_of(session_key: str) -> int:
     account = PointsAccount.objects.filter(session_key=session_key).first()
     return account.points if account else STARTING_POINTS
+
+
+def points_merge(old_key: str, new_key: str) -> None:
+    """A visitor's points join another key's (``Mode.merge_visitor``): what the old key won or
+    lost, against the starting grant, is added to the new key's balance (never below 0), so
+    a new anonymous session's free grant cannot be added to an account's again and again."""
+    old = PointsAccount.objects.select_for_update().filter(session_key=old_key).first()
+    if old is None:
+        return
+    PointsAccount.objects.select_for_update().get_or_create(session_key=new_key)
+    PointsAccount.objects.filter(pk=new_key).update(
+        points=Greatest(F("points") + (old.points - STARTING_POINTS), Value(0)))
+    old.delete()
 
 
 def wagers_open(debate: Debate) -> bool:
