@@ -18,11 +18,21 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from testkit.waiting import ceiling
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
-TIMEOUT_MS = 30_000
+
+
+def browser_ms(seconds: float) -> int:
+    """A page wait's ceiling in Playwright's milliseconds, scaled like every other ceiling
+    (:func:`testkit.waiting.ceiling`): a busy machine waits longer, never fails sooner."""
+    return int(ceiling(seconds) * 1000)
+
+
+TIMEOUT_MS = browser_ms(30)
 
 
 class Chromium:
