@@ -35,8 +35,9 @@ def as_django_paths(middleware: list[str]) -> list[str]:
     named = []
     for path in middleware:
         cls = import_string(path)
+        # A function middleware (allauth's) stands for itself.
         named.append(next((original for klass, original in originals
-                           if issubclass(cls, klass)), path))
+                           if isinstance(cls, type) and issubclass(cls, klass)), path))
     return named
 
 
