@@ -148,6 +148,9 @@ def socket_mode(path: str) -> str:
     return parts[1] if len(parts) > 1 and parts[0] == "ws" else UNMATCHED
 
 
+CLIENT_GONE = 499  # a request whose client left before any answer (nginx's code)
+
+
 class RequestMetrics:
     """ASGI middleware around the whole application: each HTTP request counted and timed from
     its start to its last byte, each websocket counted while open."""
@@ -161,7 +164,9 @@ class RequestMetrics:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         started = time.perf_counter()
-        status = [500]  # what an application that raised before answering answered
+        # Until an answer starts: the client went away (Django stops a request whose client
+        # disconnected and answers nothing), nginx's 499; an application that raised, 500.
+        status = [CLIENT_GONE]
 
         async def seen(message):  # noqa: ANN001, ANN202
             if message["type"] == "http.response.start":
@@ -170,6 +175,10 @@ class RequestMetrics:
 
         try:
             await self.app(scope, receive, seen)
+        except BaseException:
+            if status[0] == CLIENT_GONE:
+                status[0] = 500
+            raise
         finally:
             m, route, method = _metrics(), scope.get(ROUTE_KEY, UNMATCHED), scope["method"]
             m.http_requests.labels(route, method, str(status[0])).inc()

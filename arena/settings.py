@@ -689,14 +689,13 @@ SOCIALACCOUNT_STORE_TOKENS = False  # the provider's tokens are used once, never
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = True  # a verified provider address signs in its account
 SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = True
 SOCIALACCOUNT_PROVIDERS: dict[str, dict] = {}
-for _provider, _extra in (("github", {"SCOPE": ["read:user", "user:email"]}),
-                          ("google", {"SCOPE": ["openid", "email"]})):
-    _upper = _provider.upper()
-    if env_str(f"{_upper}_CLIENT_ID") and env_str(f"{_upper}_CLIENT_SECRET"):
+for _provider, _client, _secret, _scope in (
+        ("github", env_str("GITHUB_CLIENT_ID"), env_str("GITHUB_CLIENT_SECRET"),
+         ["read:user", "user:email"]),
+        ("google", env_str("GOOGLE_CLIENT_ID"), env_str("GOOGLE_CLIENT_SECRET"),
+         ["openid", "email"])):
+    if _client and _secret:
         SOCIALACCOUNT_PROVIDERS[_provider] = {
-            **_extra,
-            "APPS": [{"client_id": env_str(f"{_upper}_CLIENT_ID"),
-                      "secret": env_str(f"{_upper}_CLIENT_SECRET"), "key": ""}],
-        }
+            "SCOPE": _scope, "APPS": [{"client_id": _client, "secret": _secret, "key": ""}]}
 if ARENA_ENV == "test":  # Django's advice for test speed: hashing is not what tests test
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

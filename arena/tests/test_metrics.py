@@ -207,3 +207,36 @@ def test_an_arena_started_from_another_counts_in_its_own_folder(tmp_path):
                               "ARENA_VAR_DIR": str(tmp_path), "PROMETHEUS_MULTIPROC_DIR":
                               inherited}).stdout.split()
     assert out == [str(tmp_path / "metrics")] * 2 != [inherited] * 2
+
+
+def test_a_client_gone_before_the_answer_is_counted_apart_from_an_application_that_failed():
+    """Django answers nothing to a request whose client disconnected (the run command's 1 s
+    readiness probe on a web still starting): 499, not a 500 that reads as the arena
+    failing."""
+    from arena.metrics import RequestMetrics
+
+    async def left(scope, receive, send):  # noqa: ANN001, ANN202
+        return None
+
+    async def failed(scope, receive, send):  # noqa: ANN001, ANN202
+        raise RuntimeError("a bug")
+
+    async def call(app) -> None:  # noqa: ANN001
+        async def receive():  # noqa: ANN202
+            return {"type": "http.disconnect"}
+
+        async def send(message):  # noqa: ANN001, ANN202
+            return None
+
+        await RequestMetrics(app)({"type": "http", "method": "GET", "path": "/x"}, receive,
+                                  send)
+
+    before = scraped_here()
+    asyncio.run(call(left))
+    with pytest.raises(RuntimeError):
+        asyncio.run(call(failed))
+    after = scraped_here()
+    for status in ("499", "500"):
+        labels = {"route": "(unmatched)", "method": "GET", "status": status}
+        assert (value(after, "arena_http_requests_total", **labels)
+                - value(before, "arena_http_requests_total", **labels)) == 1
