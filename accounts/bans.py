@@ -1,0 +1,53 @@
+"""What staff decide about a person or an anonymous session: a flag (under review, the votes
+still count) or a ban (the votes, kept, stop counting at the next rating run, in every mode:
+the platform's rule, :mod:`arena.contests.bans`).
+
+A person's rows are kept under their account's key (``Profile.visitor_key``), so banning the
+account is banning that key; ``Profile.banned`` says so on the account and is set only here,
+in the same transaction as the platform's ban."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Profile
+from arena.contests.bans import visitor_of_key, voter_ban, voter_unban
+
+FLAG_REASON_DEFAULT = "flagged by staff for review"
+
+
+def account_flag(*, profile: Profile, reason: str = "") -> None:
+    profile.flagged, profile.flag_reason = True, (reason or FLAG_REASON_DEFAULT)[:200]
+    profile.save(update_fields=["flagged", "flag_reason"])
+
+
+def account_unflag(*, profile: Profile) -> None:
+    profile.flagged, profile.flag_reason = False, ""
+    profile.save(update_fields=["flagged", "flag_reason"])
+
+
+def account_ban(*, profile: Profile, by: str, reason: str = "") -> None:
+    """Ban the person: their votes in every mode stop counting (kept, marked)."""
+    with transaction.atomic():
+        voter_ban(visitor=visitor_of_key(profile.visitor_key), reason=reason, by=by)
+        profile.banned, profile.banned_at = True, timezone.now()
+        profile.save(update_fields=["banned", "banned_at"])
+
+
+def account_unban(*, profile: Profile, by: str) -> int:
+    """Lift the person's ban: the votes it stopped count again; how many."""
+    with transaction.atomic():
+        counted = voter_unban(visitor=visitor_of_key(profile.visitor_key), by=by)
+        profile.banned, profile.banned_at = False, None
+        profile.save(update_fields=["banned", "banned_at"])
+    return counted
+
+
+def session_ban(*, session_key: str, by: str, reason: str = "") -> None:
+    """Ban an anonymous session (the key its rows are kept under)."""
+    voter_ban(visitor=visitor_of_key(session_key), reason=reason, by=by)
+
+
+def session_unban(*, session_key: str, by: str) -> int:
+    return voter_unban(visitor=visitor_of_key(session_key), by=by)
