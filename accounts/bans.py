@@ -51,3 +51,25 @@ def session_ban(*, session_key: str, by: str, reason: str = "") -> None:
 
 def session_unban(*, session_key: str, by: str) -> int:
     return voter_unban(visitor=visitor_of_key(session_key), by=by)
+
+
+def _account_of(visitor: str) -> Profile | None:
+    if not visitor.startswith("session:"):
+        return None
+    return Profile.objects.filter(visitor_key=visitor.removeprefix("session:")).first()
+
+
+def ban(*, visitor: str, by: str, reason: str = "") -> None:
+    """Ban a voter as the flags name one; an account's key bans the account."""
+    profile = _account_of(visitor)
+    if profile is not None:
+        account_ban(profile=profile, by=by, reason=reason)
+    else:
+        voter_ban(visitor=visitor, reason=reason, by=by)
+
+
+def unban(*, visitor: str, by: str) -> int:
+    profile = _account_of(visitor)
+    if profile is not None:
+        return account_unban(profile=profile, by=by)
+    return voter_unban(visitor=visitor, by=by)

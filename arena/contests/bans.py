@@ -39,7 +39,8 @@ def visitor_of_key(key: str) -> str:
     return f"session:{key}"
 
 
-def _check(visitor: str) -> None:
+def check_visitor(visitor: str) -> None:
+    """Raise ValueError unless ``visitor`` names a session or an address."""
     kind, _, rest = visitor.partition(":")
     if kind not in ("session", "ip") or not rest or len(visitor) > 80:
         raise ValueError(BAD_VISITOR)
@@ -75,7 +76,7 @@ def bans_apply(visitors: list[str] | None = None) -> int:
 
 def voter_ban(*, visitor: str, reason: str = "", by: str = "") -> VoterBan:
     """Ban ``visitor`` (again, if a ban was lifted) and stop counting its votes now."""
-    _check(visitor)
+    check_visitor(visitor)
     with transaction.atomic():
         ban, _ = VoterBan.objects.select_for_update().update_or_create(
             visitor=visitor, defaults={"reason": reason[:200], "banned_by": by,
@@ -97,7 +98,7 @@ def voter_unban(*, visitor: str, by: str = "") -> int:
     how many."""
     from arena.contests.flags import FLAGGED_PREFIX  # noqa: PLC0415 - SciPy: only here
 
-    _check(visitor)
+    check_visitor(visitor)
     counted_again = 0
     with transaction.atomic():
         updated = VoterBan.objects.filter(visitor=visitor, lifted_at__isnull=True).update(
