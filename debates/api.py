@@ -17,6 +17,7 @@ from ninja import Field, Query, Router, Schema
 
 from arena.api_errors import errors
 from arena.contests.flags import voter_of
+from arena.contests.human_check import human_check_require
 from arena.visitors import (
     DEBATE_API,
     DEBATE_CREATE,
@@ -306,9 +307,13 @@ def vote_debate(request: HttpRequest, payload: DebateVoteIn):
     A second vote from the same session is a 409."""
     visitor_count(request, DEBATE_API)
     debate = _visible(payload.debate_id)
-    vote = visitor_write(request, lambda key: crowd.debate_vote(
-        debate_id=debate.pk, session_key=key, choice=payload.choice, wager=payload.wager,
-        voter=voter_of(request), publish_text=payload.publish_text))
+    def act(key):
+        human_check_require(request, session_key=key)
+        return crowd.debate_vote(
+            debate_id=debate.pk, session_key=key, choice=payload.choice, wager=payload.wager,
+            voter=voter_of(request), publish_text=payload.publish_text)
+
+    vote = visitor_write(request, act)
     view = _view(request, debate)
     return {"debate_id": str(debate.pk), "choice": vote.choice, "wager": vote.wager,
             "points": view.points, "sides": debate_payload(view)["sides"]}

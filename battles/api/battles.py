@@ -15,6 +15,7 @@ from ninja import Field, Router, Schema
 from arena.aio import database_call
 from arena.api_errors import errors
 from arena.contests.flags import voter_of
+from arena.contests.human_check import human_check_require
 from arena.contests.voting import VoteChoice
 from arena.errors import RuleError
 from arena.steps import StepStatus
@@ -205,6 +206,7 @@ async def cast_vote(request: HttpRequest, battle_id: str, payload: VoteIn) -> di
     voter = voter_of(request)
 
     def act(key):
+        human_check_require(request, session_key=key)
         battle = services.battle_vote(battle_id=battle_id, session_key=key, choice=payload.vote,
                                       voter=voter, publish_text=payload.publish_text).battle
         return {
