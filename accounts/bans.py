@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Profile
-from arena.contests.bans import visitor_of_key, voter_ban, voter_unban
+from arena.contests.bans import visitor_of_key, voter_ban, voter_banned, voter_unban
 
 FLAG_REASON_DEFAULT = "flagged by staff for review"
 
@@ -73,3 +73,15 @@ def unban(*, visitor: str, by: str) -> int:
     if profile is not None:
         return account_unban(profile=profile, by=by)
     return voter_unban(visitor=visitor, by=by)
+
+
+def account_ban_sync(*, user) -> None:
+    """``Profile.banned`` as the platform's standing bans say (a sign-in moves an anonymous
+    session's ban to the account, arena.visitor_merge)."""
+    profile = Profile.objects.filter(user=user).first()
+    if profile is None:
+        return
+    stands = voter_banned(session_key=profile.visitor_key, voter=None)
+    if stands != profile.banned:
+        profile.banned, profile.banned_at = stands, timezone.now() if stands else None
+        profile.save(update_fields=["banned", "banned_at"])

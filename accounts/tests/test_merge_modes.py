@@ -10,11 +10,15 @@ from django.apps import apps
 from django.db import models
 from django.test import Client
 
+from accounts.bans import account_unban
 from accounts.models import Profile
 from accounts.tests.support import person, sign_in
 from agents.models import AgentBattle, AgentVote
 from agents.services import agent_battle_vote
 from arena import visitor_merge as merge_module
+from arena.contests.bans import VOTER_BANNED, voter_ban
+from arena.contests.flags import flagged_visitors
+from arena.models import VisitorFlag, VoterBan
 from arena.modes import modes
 from arena.visitor_merge import VOTED_TWICE, session_fields, visitor_merge
 from battles.models import Battle, Thread, Vote
@@ -30,6 +34,7 @@ from debates.models import (
 )
 from panels.models import Panel, PanelStatus
 from releases.tests.support import finished_debate, talked_voice_battle, text_battle, visitor
+from testkit.ratings import quiet_rating_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -138,6 +143,39 @@ def test_a_debate_voted_both_ways_counts_once_and_the_wagers_are_both_kept():
     assert (twice.counts_for_rating, twice.exclusion_reason) == (False, VOTED_TWICE)
     # Both wagers were taken from what each key had; the balances joined.
     assert points_of(account_key) == STARTING_POINTS - 100 - 50
+
+
+def test_a_flagged_sessions_flag_follows_it_into_the_account():
+    """Signing in (or a rotated key) does not clear what the integrity sweep found."""
+    user = person()
+    client = Client()
+    anonymous = visitor(client)
+    VisitorFlag.objects.create(mode="battles", visitor=f"session:{anonymous}",
+                               reason="burst: 90 votes within 120 s")
+    sign_in(client)
+    account_key = Profile.objects.get(user=user).visitor_key
+    assert list(VisitorFlag.objects.values_list("mode", "visitor")) == [
+        ("battles", f"session:{account_key}")]
+    assert flagged_visitors("battles") == {f"session:{account_key}":
+                                           "burst: 90 votes within 120 s"}
+
+
+def test_a_banned_session_that_signs_in_brings_its_ban_to_the_account(monkeypatch):
+    quiet_rating_runs(monkeypatch)
+    user = person()
+    client = Client()
+    anonymous = visitor(client)
+    earlier = vote_on(text_battle(anonymous), choice="left_better")
+    voter_ban(visitor=f"session:{anonymous}", by="staff")
+    sign_in(client)
+    profile = Profile.objects.get(user=user)
+    assert profile.banned
+    assert VoterBan.objects.get().visitor == f"session:{profile.visitor_key}"
+    later = vote_on(text_battle(profile.visitor_key), choice="left_better")
+    assert (later.counts_for_rating, later.exclusion_reason) == (False, VOTER_BANNED)
+    # Lifting it (as staff lift an account's ban) counts both again.
+    assert account_unban(profile=profile, by="staff") == 2
+    assert Vote.objects.get(pk=earlier.pk).counts_for_rating
 
 
 def test_a_merge_that_fails_part_way_moves_nothing(monkeypatch):
