@@ -211,7 +211,7 @@ def battle_detail(request: HttpRequest, battle_id: str):
 
 
 @router.post("/battles/{battle_id}/vote",
-             response={200: VoiceBattleOut, **errors(400, 404, 409, 413, 422, 429, 503)})
+             response={200: VoiceBattleOut, **errors(400, 404, 409, 413, 422, 428, 429, 503)})
 def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     """One vote per battle, after both conversations; reveals the agents."""
     def act(key):

@@ -301,7 +301,7 @@ def cancel_debate(request: HttpRequest, debate_id: str):
 
 
 @router.post("/debate/vote",
-             response={200: DebateVoteOut, **errors(400, 404, 409, 413, 422, 429, 503)})
+             response={200: DebateVoteOut, **errors(400, 404, 409, 413, 422, 428, 429, 503)})
 def vote_debate(request: HttpRequest, payload: DebateVoteIn):
     """Vote pro, con or tie once, with an optional wager; the answer names the models.
     A second vote from the same session is a 409."""

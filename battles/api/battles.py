@@ -124,6 +124,7 @@ class BattleListOut(Schema):
 # What each kind of operation can answer besides 200 (documented in the OpenAPI file).
 READ_ERRORS = errors(404, 422)
 WRITE_ERRORS = errors(400, 404, 409, 413, 422, 429, 502, 503, 504)
+VOTE_ERRORS = {**WRITE_ERRORS, **errors(428)}  # the human check (arena.contests.human_check)
 
 
 def owned_battle(battle_id, session_key) -> object:
@@ -219,7 +220,7 @@ async def cast_vote(request: HttpRequest, battle_id: str, payload: VoteIn) -> di
     return await avisitor_write(request, act, BATTLE_WRITE)
 
 
-@router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
+@router.post("/battles/{battle_id}/vote", response={200: VoteOut, **VOTE_ERRORS})
 async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
     return await cast_vote(request, battle_id, payload)
 
