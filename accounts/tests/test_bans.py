@@ -4,6 +4,7 @@ counting at the next rating run; lifting the ban counts them again."""
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from accounts.bans import account_ban, account_unban, session_ban, session_unban
 from accounts.models import Profile
@@ -44,6 +45,11 @@ def board() -> dict:
     return {e.subject: (e.rating, e.votes) for e in snapshot.entries.all()}
 
 
+def public_order() -> list[str]:
+    """The models as the public board ranks them (``GET /api/leaderboard``), best first."""
+    return [e["model_id"] for e in Client().get("/api/leaderboard").json()["leaderboard"]]
+
+
 def votes_of(key: str, rows) -> list:
     """``rows`` as votes cast under ``key`` (a session's or an account's)."""
     before = set(Vote.objects.values_list("pk", flat=True))
@@ -66,6 +72,7 @@ def test_a_banned_persons_votes_leave_the_board_at_the_next_run_and_return_when_
     run()
     shill_before = board()["shill"]
     assert shill_before[1] == 48
+    assert public_order()[0] == "shill"
 
     account_ban(profile=profile, by="staff")
 
@@ -80,10 +87,13 @@ def test_a_banned_persons_votes_leave_the_board_at_the_next_run_and_return_when_
     shill_banned = board()["shill"]
     assert shill_banned[1] == 8
     assert shill_banned[0] < shill_before[0] - 100
+    assert public_order()[0] != "shill"  # no longer at the top of the public board
+    assert public_order().index("shill") > public_order().index("beta")
 
     assert account_unban(profile=profile, by="staff") == 40
     run()
     assert board()["shill"] == pytest.approx(shill_before)
+    assert public_order()[0] == "shill"
     profile.refresh_from_db()
     assert not profile.banned
 
