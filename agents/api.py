@@ -15,6 +15,7 @@ from agents import selectors, services, win_rates
 from arena.api import OfflineSwagger, answer_errors_as_detail
 from arena.api_errors import errors
 from arena.contests.flags import voter_of
+from arena.contests.human_check import human_check_require
 from arena.errors import RuleError
 from arena.inputs import parse_uuid
 from arena.visitors import (
@@ -210,13 +211,17 @@ def battle_detail(request: HttpRequest, battle_id: str):
 
 
 @router.post("/battles/{battle_id}/vote",
-             response={200: VoiceBattleOut, **errors(400, 404, 409, 413, 422, 429, 503)})
+             response={200: VoiceBattleOut, **errors(400, 404, 409, 413, 422, 428, 429, 503)})
 def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     """One vote per battle, after both conversations; reveals the agents."""
-    visitor_write(request, lambda key: services.agent_battle_vote(
-        battle_id=parse_uuid(battle_id), session_key=key, overall=payload.overall,
-        sub_votes=payload.sub_votes, voter=voter_of(request),
-        publish_text=payload.publish_text), VOICE_WRITE)
+    def act(key):
+        human_check_require(request, session_key=key)
+        return services.agent_battle_vote(
+            battle_id=parse_uuid(battle_id), session_key=key, overall=payload.overall,
+            sub_votes=payload.sub_votes, voter=voter_of(request),
+            publish_text=payload.publish_text)
+
+    visitor_write(request, act, VOICE_WRITE)
     return selectors.battle_payload(_battle(request, battle_id))
 
 

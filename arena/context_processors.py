@@ -19,4 +19,8 @@ def navigation(request):
         "markdown_policy": markdown_policy(),
         # An answer a page has heard nothing of for this long gets a word (static/js).
         "quiet_notice_ms": int(settings.ARENA_QUIET_NOTICE_SECONDS * 1000),
+        # The human check's widget (arena.contests.human_check): its key when it is on, so
+        # the page loads Cloudflare's script; empty when off, and nothing is loaded.
+        "human_check_site_key": (settings.ARENA_TURNSTILE_SITE_KEY
+                                 if settings.ARENA_TURNSTILE_SECRET_KEY else ""),
     }

@@ -170,6 +170,32 @@ class VisitorFlag(models.Model):
         return f"{self.mode} {self.visitor}: {self.reason}"
 
 
+class VoterBan(models.Model):
+    """A voter staff banned, in every mode (:mod:`arena.contests.bans`): their votes are kept
+    but stop counting at the next rating run, and count again once the ban is lifted.
+
+    ``visitor`` as :class:`VisitorFlag` names one: ``session:<key>`` (an anonymous session, or
+    a person's account key, which their rows are kept under) or ``ip:<keyed hash>``."""
+
+    visitor = models.CharField(max_length=80, unique=True)
+    reason = models.CharField(max_length=200, blank=True)
+    banned_at = models.DateTimeField(default=timezone.now)
+    banned_by = models.CharField(max_length=150, blank=True)
+    lifted_at = models.DateTimeField(null=True, blank=True, db_index=True,
+                                     help_text="When staff lifted it (empty: it stands).")
+    lifted_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["-banned_at"]
+
+    def __str__(self) -> str:
+        return f"{self.visitor} ({'lifted' if self.lifted_at else 'banned'})"
+
+    @property
+    def stands(self) -> bool:
+        return self.lifted_at is None
+
+
 class CountedVote(models.Model):
     """What every mode's vote carries for the integrity rules (:mod:`arena.contests.counting`):
     whether it counts for ratings, why not, and the voter's address as ``ip:<keyed hash>``

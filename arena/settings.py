@@ -557,6 +557,24 @@ CELERY_BEAT_SCHEDULE["arena-votes-integrity-sweep"] = {
     "schedule": ARENA_INTEGRITY_SWEEP_SECONDS,
 }
 
+# The human check before a vote (Cloudflare Turnstile, arena.contests.human_check): off
+# unless both keys are set; then asked of voters the integrity flags mark, and of those with
+# more than HUMAN_CHECK_AFTER_VOTES votes in a day (0: not for that), a pass remembered in
+# the session for HUMAN_CHECK_VALID_SECONDS. The page loads the widget from Cloudflare only
+# when it is on (the Content-Security-Policy allows that origin then, see below).
+ARENA_TURNSTILE_SITE_KEY = env_str("ARENA_TURNSTILE_SITE_KEY")
+ARENA_TURNSTILE_SECRET_KEY = env_str("ARENA_TURNSTILE_SECRET_KEY")
+ARENA_TURNSTILE_VERIFY_URL = env_str(
+    "ARENA_TURNSTILE_VERIFY_URL", "https://challenges.cloudflare.com/turnstile/v0/siteverify")
+ARENA_TURNSTILE_TIMEOUT_SECONDS = env_float("ARENA_TURNSTILE_TIMEOUT_SECONDS", 5.0)
+ARENA_HUMAN_CHECK_AFTER_VOTES = env_int("ARENA_HUMAN_CHECK_AFTER_VOTES", 0, minimum=0)
+ARENA_HUMAN_CHECK_VALID_SECONDS = env_int("ARENA_HUMAN_CHECK_VALID_SECONDS", 3600, minimum=1)
+TURNSTILE_ORIGIN = "https://challenges.cloudflare.com"
+if ARENA_TURNSTILE_SITE_KEY and ARENA_TURNSTILE_SECRET_KEY:
+    _directives = CONTENT_SECURITY_POLICY["DIRECTIVES"]
+    _directives["script-src"] = [*_directives["script-src"], TURNSTILE_ORIGIN]
+    _directives["frame-src"] = [SELF, TURNSTILE_ORIGIN]
+
 # --- Text battles -------------------------------------------------------------
 ARENA_PROMPT_MAX_CHARS = env_int("ARENA_PROMPT_MAX_CHARS", 30_000, minimum=1)
 # "uniform" (seed 000) or "fewer_votes" (favour models with fewer votes).

@@ -6,8 +6,8 @@ whose rows need more than a move declares ``Mode.merge_visitor`` (a dotted path 
 ``(old_key, new_key)``, run first: the debates' points are added, not moved). A row whose move
 would break a unique constraint (the new key already voted on that debate) stays with the old
 key; when it is a vote, it is marked as not counting, so a contest voted on both anonymously
-and signed in counts once, and nothing is deleted. The merge is one transaction and running it
-again changes nothing.
+and signed in counts once, and nothing is deleted. The key's integrity flags and ban move
+with it. The merge is one transaction and running it again changes nothing.
 """
 
 from __future__ import annotations
@@ -59,6 +59,18 @@ def _move(model: type[models.Model], field: str, old: str, new: str) -> int:
     return rows.update(**{field: new})
 
 
+def _move_standing(old: str, new: str) -> None:
+    """What staff and the integrity sweep decided about the old key follows it: its flags
+    (one per mode: the new key's own flag in a mode wins) and its ban (unless the new key
+    has one), so neither a session's rotation nor a sign-in clears them."""
+    flags, bans = apps.get_model("arena", "VisitorFlag"), apps.get_model("arena", "VoterBan")
+    before, after = f"session:{old}", f"session:{new}"
+    taken = flags.objects.filter(visitor=after).values("mode")
+    flags.objects.filter(visitor=before).exclude(mode__in=taken).update(visitor=after)
+    if not bans.objects.filter(visitor=after).exists():
+        bans.objects.filter(visitor=before).update(visitor=after)
+
+
 def visitor_merge(old: str, new: str) -> int:
     """Move everything ``old`` owns to ``new`` (see the module's docstring); how many rows
     moved."""
@@ -71,4 +83,5 @@ def visitor_merge(old: str, new: str) -> int:
                 import_string(mode.merge_visitor)(old, new)
         for model, field in session_fields():
             moved += _move(model, field, old, new)
+        _move_standing(old, new)
     return moved

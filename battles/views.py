@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from arena.contests.flags import voter_of
+from arena.contests.human_check import human_check_require
 from arena.errors import RuleError, rule_error_response
 from arena.selectors import model_list_available
 from arena.sessions import session_key_for
@@ -140,6 +141,7 @@ def battle_vote_form(request: HttpRequest, battle_id):
     battle = _owned(request, battle_id)
     try:
         visitor_count(request, BATTLE_WRITE)
+        human_check_require(request, session_key=battle.session_key)
         services.battle_vote(battle_id=battle.id, session_key=battle.session_key,
                              choice=request.POST.get("vote", ""), voter=voter_of(request),
                              publish_text=request.POST.get("publish_text") == "1")

@@ -17,6 +17,7 @@ from ninja import Field, Query, Router, Schema
 
 from arena.api_errors import errors
 from arena.contests.flags import voter_of
+from arena.contests.human_check import human_check_require
 from arena.visitors import (
     DEBATE_API,
     DEBATE_CREATE,
@@ -300,15 +301,19 @@ def cancel_debate(request: HttpRequest, debate_id: str):
 
 
 @router.post("/debate/vote",
-             response={200: DebateVoteOut, **errors(400, 404, 409, 413, 422, 429, 503)})
+             response={200: DebateVoteOut, **errors(400, 404, 409, 413, 422, 428, 429, 503)})
 def vote_debate(request: HttpRequest, payload: DebateVoteIn):
     """Vote pro, con or tie once, with an optional wager; the answer names the models.
     A second vote from the same session is a 409."""
     visitor_count(request, DEBATE_API)
     debate = _visible(payload.debate_id)
-    vote = visitor_write(request, lambda key: crowd.debate_vote(
-        debate_id=debate.pk, session_key=key, choice=payload.choice, wager=payload.wager,
-        voter=voter_of(request), publish_text=payload.publish_text))
+    def act(key):
+        human_check_require(request, session_key=key)
+        return crowd.debate_vote(
+            debate_id=debate.pk, session_key=key, choice=payload.choice, wager=payload.wager,
+            voter=voter_of(request), publish_text=payload.publish_text)
+
+    vote = visitor_write(request, act)
     view = _view(request, debate)
     return {"debate_id": str(debate.pk), "choice": vote.choice, "wager": vote.wager,
             "points": view.points, "sides": debate_payload(view)["sides"]}

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from arena.contests.flags import voter_of
+from arena.contests.human_check import human_check_require
 from arena.errors import RuleError, rule_error_response
 from arena.sessions import session_key_for
 from arena.visitors import DEBATE_CREATE, DEBATE_WRITE, visitor_write
@@ -114,10 +115,15 @@ def _act(request: HttpRequest, debate_id, action) -> object:
 @require_POST
 def debate_vote_form(request: HttpRequest, debate_id):
     wager = _int(request.POST.get("wager"), 0)
-    return _act(request, debate_id, lambda key: crowd.debate_vote(
-        debate_id=debate_id, session_key=key, choice=request.POST.get("choice", ""),
-        wager=wager, voter=voter_of(request),
-        publish_text=request.POST.get("publish_text") == "1"))
+
+    def act(key):
+        human_check_require(request, session_key=key)
+        return crowd.debate_vote(
+            debate_id=debate_id, session_key=key, choice=request.POST.get("choice", ""),
+            wager=wager, voter=voter_of(request),
+            publish_text=request.POST.get("publish_text") == "1")
+
+    return _act(request, debate_id, act)
 
 
 @require_POST

@@ -25,6 +25,7 @@ from django.db import connection, models
 from django.utils import timezone
 
 from arena import modes
+from arena.contests.bans import VOTER_BANNED, bans_apply, voter_banned
 from arena.contests.flags import (
     FLAGGED_PREFIX,
     OVER_DAILY_CAP,
@@ -57,7 +58,8 @@ class CountedVotes:
 
     def eligibility(self, *, session_key: str, voter: str) -> dict:
         """``{}`` when a new vote counts; otherwise its fields: past the visitor's daily cap
-        (by session, or by address at ``ARENA_RATE_LIMIT_IP_MULTIPLIER`` times the cap).
+        (by session, or by address at ``ARENA_RATE_LIMIT_IP_MULTIPLIER`` times the cap), or
+        cast by a banned voter (:mod:`arena.contests.bans`).
 
         Each side is one indexed lookup that stops at the cap (does the cap-th counted vote
         of the day exist?): its cost does not grow with the day's votes, nor with a busy
@@ -78,6 +80,8 @@ class CountedVotes:
         if over:
             return {"counts_for_rating": False,
                     "exclusion_reason": OVER_DAILY_CAP.format(cap=cap)}
+        if voter_banned(session_key=session_key, voter=voter):
+            return {"counts_for_rating": False, "exclusion_reason": VOTER_BANNED}
         return {}
 
     def _over_cap_statement(self, sides: tuple[tuple[str, int], ...]) -> str:
@@ -142,6 +146,8 @@ class CountedVotes:
 
 
 def sweep_all() -> dict[str, dict[str, int]]:
-    """Every mode's sweep (the platform's beat task)."""
-    return {counted.mode: counted.sweep() for counted in modes.counted_votes()}
+    """Every mode's sweep (the platform's beat task), and the bans' marks."""
+    swept = {counted.mode: counted.sweep() for counted in modes.counted_votes()}
+    bans_apply()
+    return swept
 

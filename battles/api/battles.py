@@ -15,6 +15,7 @@ from ninja import Field, Router, Schema
 from arena.aio import database_call
 from arena.api_errors import errors
 from arena.contests.flags import voter_of
+from arena.contests.human_check import human_check_require
 from arena.contests.voting import VoteChoice
 from arena.errors import RuleError
 from arena.steps import StepStatus
@@ -123,6 +124,7 @@ class BattleListOut(Schema):
 # What each kind of operation can answer besides 200 (documented in the OpenAPI file).
 READ_ERRORS = errors(404, 422)
 WRITE_ERRORS = errors(400, 404, 409, 413, 422, 429, 502, 503, 504)
+VOTE_ERRORS = {**WRITE_ERRORS, **errors(428)}  # the human check (arena.contests.human_check)
 
 
 def owned_battle(battle_id, session_key) -> object:
@@ -205,6 +207,7 @@ async def cast_vote(request: HttpRequest, battle_id: str, payload: VoteIn) -> di
     voter = voter_of(request)
 
     def act(key):
+        human_check_require(request, session_key=key)
         battle = services.battle_vote(battle_id=battle_id, session_key=key, choice=payload.vote,
                                       voter=voter, publish_text=payload.publish_text).battle
         return {
@@ -217,7 +220,7 @@ async def cast_vote(request: HttpRequest, battle_id: str, payload: VoteIn) -> di
     return await avisitor_write(request, act, BATTLE_WRITE)
 
 
-@router.post("/battles/{battle_id}/vote", response={200: VoteOut, **WRITE_ERRORS})
+@router.post("/battles/{battle_id}/vote", response={200: VoteOut, **VOTE_ERRORS})
 async def vote(request: HttpRequest, battle_id: str, payload: VoteIn):
     return await cast_vote(request, battle_id, payload)
 

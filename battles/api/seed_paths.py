@@ -16,7 +16,7 @@ from ninja import Field, Router, Schema
 from arena.steps import StepStatus
 from arena.visitors import avisitor_read, found_or_404
 from battles import selectors
-from battles.api.battles import READ_ERRORS, WRITE_ERRORS, VoteIn, VoteOut, cast_vote
+from battles.api.battles import READ_ERRORS, VOTE_ERRORS, VoteIn, VoteOut, cast_vote
 from battles.api.sessions import SESSION_NOT_FOUND
 from battles.models import Position
 
@@ -105,7 +105,7 @@ async def list_battles_of_session(request: HttpRequest, sid: str):
     return await avisitor_read(request, act)
 
 
-@router.post("/votes", response={200: VoteOut, **WRITE_ERRORS})
+@router.post("/votes", response={200: VoteOut, **VOTE_ERRORS})
 async def submit_vote(request: HttpRequest, payload: SeedVoteIn):
     """Seed 001's vote: ``POST /api/battles/{battle_id}/vote`` with the battle in the body.
     Once per battle (409 after), only on the caller's own battle (else 404), once both

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
+from arena.contests.bans import bans_apply
 from arena.steps import batch_soon, batch_started, send_task
 from leaderboard.boards import Board, board_names, get_board
 from leaderboard.models import BoardSnapshot, RatingRun, RunStatus
@@ -215,6 +216,7 @@ def ratings_run(
     with _board_locks(names, wait=lock_wait):
         run = RatingRun.objects.create(boards=names, trigger=trigger)
         started = time.perf_counter()
+        bans_apply()  # the votes of voters banned since stop counting from this run on
         errors = [] if names else [NO_BOARDS]
         for name in names:
             # One board failing leaves the others rated and itself on its last snapshot.

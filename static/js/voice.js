@@ -46,12 +46,17 @@
     return headers;
   }
 
-  async function api(method, url, body) {
+  async function api(method, url, body, humanToken) {
+    const headers = method === "GET" ? {} : writeHeaders();
+    if (humanToken) headers["X-Turnstile-Token"] = humanToken;
     const response = await fetch(url, {
-      method: method, credentials: "same-origin",
-      headers: method === "GET" ? {} : writeHeaders(),
+      method: method, credentials: "same-origin", headers: headers,
       body: method === "GET" ? undefined : JSON.stringify(body || {}),
     });
+    // The human check asked of this voter (only when it is on): pass it, send again.
+    if (response.status === 428 && !humanToken && window.arenaHumanCheck) {
+      return api(method, url, body, await window.arenaHumanCheck());
+    }
     let data = null;
     try { data = await response.json(); } catch (e) { data = null; }
     if (!response.ok) {
