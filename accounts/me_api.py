@@ -1,0 +1,58 @@
+"""The signed-in person's own data as JSON: ``GET /api/me``, ``GET /api/me/leaderboard``,
+``GET /api/me/export`` and ``DELETE /api/me``. A signed-in session or (once the tokens'
+authentication sets ``request.user``) an API token; 401 otherwise."""
+
+from __future__ import annotations
+
+from django.contrib.auth import logout
+from django.http import HttpRequest
+from ninja import Router
+
+from accounts.deletion import account_delete
+from accounts.export import personal_export
+from accounts.leaderboard import personal_board
+from accounts.selectors import profile_view
+from accounts.services import profile_of
+from arena.api_errors import errors
+from arena.errors import RuleError
+
+NOT_SIGNED_IN = "Sign in (or send an API token as Authorization: Bearer <token>) to read this."
+router = Router(tags=["me"])
+
+
+def signed_in(request: HttpRequest):  # noqa: ANN201 - the user, as ninja's request.auth
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        raise RuleError(NOT_SIGNED_IN, status=401)
+    return user
+
+
+@router.get("/me", auth=signed_in, response={200: dict, **errors(401)})
+def me(request: HttpRequest):
+    """Your battles and sessions, panels, debates, voice battles, votes in every mode, debate
+    points and wagers, and API tokens (names and prefixes)."""
+    return profile_view(user=request.auth).as_json()
+
+
+@router.get("/me/leaderboard", auth=signed_in, response={200: dict, **errors(401)})
+def me_leaderboard(request: HttpRequest):
+    """Your personal leaderboard: Bradley–Terry (sandwich 95 % intervals) on your own counted
+    text-battle votes, each model with its global rating and rank beside it."""
+    return personal_board(visitor_key=profile_of(request.auth).visitor_key).as_json()
+
+
+@router.get("/me/export", auth=signed_in, response={200: dict, **errors(401)})
+def me_export(request: HttpRequest):
+    """Everything the arena keeps tied to you, as one JSON document."""
+    return personal_export(user=request.auth)
+
+
+@router.delete("/me", auth=signed_in, response={204: None, **errors(401)})
+def me_delete(request: HttpRequest):
+    """Delete your account and personal data; your votes stay as anonymised records (the
+    public boards do not change). Cannot be undone."""
+    user = request.auth
+    if hasattr(request, "session"):
+        logout(request)
+    account_delete(user=user)
+    return 204, None
