@@ -19,8 +19,8 @@ from accounts.selectors import (
     panel_rows,
     thread_rows,
     token_list_for,
-    vote_rows,
     voice_rows,
+    vote_rows,
 )
 from accounts.services import profile_of
 from agents.models import AgentBattle

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.contrib.auth import logout
 from django.http import HttpRequest
-from ninja import Router
+from ninja import Router, Status
 
 from accounts.deletion import account_delete
 from accounts.export import personal_export
@@ -55,4 +55,4 @@ def me_delete(request: HttpRequest):
     if hasattr(request, "session"):
         logout(request)
     account_delete(user=user)
-    return 204, None
+    return Status(204, None)
