@@ -62,7 +62,8 @@ def _global_ranks() -> dict[str, dict]:
 
 
 def personal_board(*, visitor_key: str) -> PersonalBoard:
-    """The person's board, best first; empty (with the votes needed) before any vote."""
+    """The person's board, ranked models first; empty (saying what is needed) before any
+    counted vote."""
     min_votes = settings.ARENA_LEADERBOARD_MIN_VOTES
     grouped = compute.group_rows(_outcome_rows(visitor_key))
     if grouped.n == 0:
@@ -75,7 +76,8 @@ def personal_board(*, visitor_key: str) -> PersonalBoard:
     names = dict(AIModel.objects.filter(pk__in=grouped.subjects).values_list("slug", "name"))
     world = _global_ranks()
     rows = []
-    for i in np.argsort(-fit.rating, kind="stable"):
+    # Ranked models first, then the provisional ones, each best first (as the board lists).
+    for i in np.lexsort((-fit.rating, provisional)):
         subject = grouped.subjects[i]
         public = world.get(subject)
         rows.append({

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from accounts.models import ApiToken, Profile
 from accounts.services import profile_of
 from agents.models import AgentBattle, AgentVote
+from arena.contests.voting import Winner
 from battles.models import Vote
 from battles.selectors import battle_list_for_session, thread_list_for_session
 from debates.crowd import points_of
@@ -108,10 +109,20 @@ def voice_rows(key: str, *, limit: int = LIST_LIMIT) -> list[dict]:
              "created_at": b.created_at, "url": f"/battles/{b.pk}"} for b in battles]
 
 
+def _pick(vote: Vote) -> str:
+    """What the person preferred, in the models' names (the vote revealed them)."""
+    if vote.winner == Winner.MODEL_A:
+        return vote.model_a.name
+    if vote.winner == Winner.MODEL_B:
+        return vote.model_b.name
+    return Winner(vote.winner).label
+
+
 def vote_rows(key: str, *, limit: int = LIST_LIMIT) -> dict[str, list[dict]]:
     """The person's votes in every mode that has people's votes (a panel is judged by the
     models themselves), latest first."""
-    text = Vote.objects.filter(session_key=key).order_by("-created_at")[:limit]
+    text = (Vote.objects.filter(session_key=key).select_related("model_a", "model_b")
+            .order_by("-created_at")[:limit])
     crowd = (CrowdVote.objects.filter(session_key=key).select_related("debate__topic")
              .order_by("-created_at")[:limit])
     voice = (AgentVote.objects.filter(session_key=key).select_related("battle__scenario")
@@ -119,6 +130,7 @@ def vote_rows(key: str, *, limit: int = LIST_LIMIT) -> dict[str, list[dict]]:
     return {
         "text": [{"battle_id": str(v.battle_id), "choice": v.choice, "winner": v.winner,
                   "models": [v.model_a_id, v.model_b_id], "counts": v.counts_for_rating,
+                  "pick": _pick(v), "names": [v.model_a.name, v.model_b.name],
                   "created_at": v.created_at} for v in text],
         "debate": [{"debate_id": str(v.debate_id), "motion": v.debate.topic.motion,
                     "choice": v.choice, "wager": v.wager, "payout": v.payout,

@@ -63,3 +63,15 @@ def test_my_ranks_stand_beside_the_global_ones_and_only_my_counted_votes_count()
     assert mine[b.slug]["rank"] == 1 and not mine[b.slug]["provisional"]
     assert mine[a.slug]["global"]["rating"] > mine[b.slug]["global"]["rating"]
     assert mine[a.slug]["global"]["rank"] == 1
+
+
+@override_settings(ARENA_LEADERBOARD_MIN_VOTES=2)
+def test_ranked_models_come_before_provisional_ones():
+    _user, _client, key = signed_in_client()
+    a, b, c = models()
+    voted_battle(key, a, b, "right_better")
+    voted_battle(key, a, b, "right_better")
+    voted_battle(key, c, b, "left_better")  # c: one vote, a win over the best model
+    rows = personal_board(visitor_key=key).rows
+    assert [r["model"] for r in rows] == [b.slug, a.slug, c.slug]
+    assert [r["provisional"] for r in rows] == [False, False, True]
