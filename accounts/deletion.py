@@ -36,6 +36,7 @@ from django.utils import timezone
 from accounts.models import Profile, new_visitor_key
 from accounts.services import profile_of, sign_out_everywhere
 from agents.models import AgentBattle, AgentConversation, recordings_dir
+from arena.modes import counted_votes
 from arena.visitor_merge import session_fields, visitor_merge
 from battles.models import Battle, Response, SupersededAnswer, Thread, Turn
 from debates.models import Topic
@@ -47,6 +48,8 @@ REMOVED = "[removed]"
 # The start of a key that anonymised records stand under: no session key (32 letters and
 # digits) or account key looks like it, so such rows are never taken for an orphan again.
 ANONYMISED = "anon:"
+ISSUED_KEY = r"^[a-z0-9]{32}$"  # a session's key (arena.sessions) or an account's (Profile)
+BANNED = "the voter was banned (the account was deleted since)"
 CONFIRMATION = "delete my account"  # what the form's confirmation field must say
 NOT_CONFIRMED = f'Type "{CONFIRMATION}" to confirm: the account cannot be restored.'
 
@@ -92,12 +95,25 @@ def personal_text_blank(*, key: str, unvoted_only: bool = False) -> None:
     _recordings_remove(AgentConversation.objects.filter(battle__in=voice))
 
 
+def _banned_votes_mark(key: str) -> None:
+    """A banned person's votes stop counting (kept, marked), as the ban's next rating run
+    would do: once the account is gone nothing would say whose they were."""
+    for votes in counted_votes():
+        rows = votes.model.objects.filter(**{votes.session: key}, counts_for_rating=True)
+        changed = list(rows.values_list("pk", flat=True))
+        rows.update(counts_for_rating=False, exclusion_reason=BANNED)
+        if changed and votes.recounted:
+            votes.recounted(votes.model.objects.filter(pk__in=changed))
+
+
 def account_delete(*, user) -> str:
     """Delete the account and its personal data (see the module's docstring); the fresh key
     its anonymised records now stand under (kept by no one: for the tests and the log)."""
     profile = profile_of(user)
     key, fresh = profile.visitor_key, anonymous_key()
     with transaction.atomic():
+        if profile.banned:
+            _banned_votes_mark(key)
         personal_text_blank(key=key)
         moved = visitor_merge(key, fresh)
         sign_out_everywhere(user)
@@ -118,8 +134,9 @@ def orphan_keys(*, now=None) -> set[str]:
     keys: set[str] = set()
     recent: set[str] = set()
     for model, field in session_fields():
-        rows = (model.objects.exclude(**{field: ""})
-                .exclude(**{f"{field}__startswith": ANONYMISED})
+        # Only keys a session was issued with: not the demo battles' own "demo", nor an
+        # empty key (a command's debate), nor records already anonymised.
+        rows = (model.objects.filter(**{f"{field}__regex": ISSUED_KEY})
                 .exclude(**{f"{field}__in": live}).exclude(**{f"{field}__in": accounts}))
         names = {f.name for f in model._meta.get_fields()}
         stamp = next((n for n in ("last_active_at", "updated_at", "created_at") if n in names),

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from accounts.deletion import ANONYMISED, NOT_CONFIRMED, REMOVED
+from accounts.deletion import ANONYMISED, BANNED, NOT_CONFIRMED, REMOVED
 from accounts.models import ApiToken, Profile, SignIn
 from accounts.tests.me_support import (
     PROMPT,
@@ -124,3 +124,12 @@ def test_the_api_deletes_too():
     assert not get_user_model().objects.filter(pk=user.pk).exists()
     assert Vote.objects.get().session_key.startswith(ANONYMISED)
     assert client.get("/api/me").status_code == 401
+
+
+def test_a_banned_persons_votes_do_not_count_again_once_the_account_is_deleted():
+    user, client, key = signed_in_client()
+    voted_battle(key, *models(2))
+    Profile.objects.filter(user=user).update(banned=True)
+    client.post("/me/delete", {"confirmation": "delete my account"})
+    vote = Vote.objects.get()
+    assert not vote.counts_for_rating and vote.exclusion_reason == BANNED

@@ -82,3 +82,13 @@ def test_an_expired_visitor_active_within_the_session_age_is_left_for_now():
     answered_battle(session_key=key, prompt="Yesterday")
     Session.objects.filter(session_key=key).update(expire_date=timezone.now() - timedelta(1))
     assert orphan_keys() == set()
+
+
+def test_rows_under_keys_no_session_was_issued_with_are_never_orphans():
+    a, b = models(2)
+    for key in ("demo", ANONYMISED + "x" * 32):
+        voted_battle(key, a, b)
+    Battle.objects.update(created_at=LONG_AGO, last_active_at=LONG_AGO)
+    Thread.objects.update(created_at=LONG_AGO, last_active_at=LONG_AGO)
+    Vote.objects.update(created_at=LONG_AGO)
+    assert orphan_keys() == set()
