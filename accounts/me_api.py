@@ -1,6 +1,6 @@
 """The signed-in person's own data as JSON: ``GET /api/me``, ``GET /api/me/leaderboard``,
-``GET /api/me/export`` and ``DELETE /api/me``. A signed-in session or (once the tokens'
-authentication sets ``request.user``) an API token; 401 otherwise."""
+``GET /api/me/export`` and ``DELETE /api/me``. A signed-in session or an API token (the
+account whose key the token's authentication set); 401 otherwise."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from ninja import Router, Status
 from accounts.deletion import account_delete
 from accounts.export import personal_export
 from accounts.leaderboard import personal_board
+from accounts.models import Profile
 from accounts.selectors import profile_view
 from accounts.services import profile_of
 from arena.api_errors import errors
@@ -21,10 +22,17 @@ router = Router(tags=["me"])
 
 
 def signed_in(request: HttpRequest):  # noqa: ANN201 - the user, as ninja's request.auth
+    """The signed-in user, or the person an API token stands for (``arena_account_key``, the
+    key arena.sessions answers for the token's account)."""
     user = getattr(request, "user", None)
-    if user is None or not user.is_authenticated:
+    if user is not None and user.is_authenticated:
+        return user
+    token_key = getattr(request, "arena_account_key", None)
+    profile = (Profile.objects.select_related("user").filter(visitor_key=token_key).first()
+               if token_key else None)
+    if profile is None:
         raise RuleError(NOT_SIGNED_IN, status=401)
-    return user
+    return profile.user
 
 
 @router.get("/me", auth=signed_in, response={200: dict, **errors(401)})
@@ -52,7 +60,7 @@ def me_delete(request: HttpRequest):
     """Delete your account and personal data; your votes stay as anonymised records (the
     public boards do not change). Cannot be undone."""
     user = request.auth
-    if hasattr(request, "session"):
-        logout(request)
+    if getattr(request, "user", None) is not None and request.user.is_authenticated:
+        logout(request)  # this browser's session; the others end with the account
     account_delete(user=user)
     return Status(204, None)

@@ -10,6 +10,7 @@ from accounts.selectors import profile_view
 from accounts.tests.me_support import signed_in_client, something_in_every_mode
 from accounts.tests.support import person
 from accounts.tokens import token_create
+from arena.errors import RuleError
 
 pytestmark = pytest.mark.django_db
 
@@ -97,3 +98,19 @@ def test_someone_elses_token_cannot_be_revoked():
     assert client.post(f"/me/tokens/{row.pk}/revoke").status_code == 404
     row.refresh_from_db()
     assert row.revoked_at is None
+
+
+def test_an_api_token_stands_for_its_account():
+    from django.contrib.auth.models import AnonymousUser
+    from django.test import RequestFactory
+
+    from accounts.me_api import signed_in
+
+    user, _client, key = signed_in_client()
+    request = RequestFactory().get("/api/me")
+    request.user = AnonymousUser()
+    request.arena_account_key = key  # what the tokens' authentication sets
+    assert signed_in(request) == user
+    request.arena_account_key = "not-an-account"
+    with pytest.raises(RuleError):
+        signed_in(request)
