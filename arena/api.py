@@ -150,6 +150,7 @@ def list_models(request: HttpRequest):
 
 
 api.add_router("", models_router)
+api.add_router("", "accounts.me_api.router")  # GET/DELETE /api/me, its leaderboard, export
 api.add_router("", "ops.api.router")  # GET /api/ops, staff only (a dotted path: arena imports
 # no part of the operations page)
 for _mode in modes():

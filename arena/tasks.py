@@ -12,10 +12,13 @@ def steps_requeue_stale() -> int:
 
 @shared_task(ignore_result=True)
 def sessions_clear_expired() -> None:
-    """Django's ``clearsessions``: session rows past their expiry go."""
+    """Django's ``clearsessions``: session rows past their expiry go; then what expired
+    anonymous visitors left behind is cleaned and anonymised (accounts.deletion)."""
     from django.core.management import call_command
+    from django.utils.module_loading import import_string
 
     call_command("clearsessions")
+    import_string("accounts.deletion.orphans_clean")()
 
 
 @shared_task(ignore_result=True)

@@ -21,6 +21,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),  # sign-in, sign-up, e-mail, GitHub, Google
+    path("", include("accounts.urls_me")),  # /me/ (profile, export, deletion), /privacy/
     path("api/", api.urls),
     path("models/", include("leaderboard.pages.model_urls")),  # a model's page, from every board
     path("ops/", include("ops.urls")),  # the operations page, staff only
