@@ -223,6 +223,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "arena.context_processors.navigation",
+                "accounts.context_processors.account",
             ],
         },
     },
@@ -686,11 +687,26 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if ARENA_ENV == "production" else "http"
 LOGIN_REDIRECT_URL = "/me/"
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 SOCIALACCOUNT_STORE_TOKENS = False  # the provider's tokens are used once, never kept
+# Nothing of the provider's profile is kept but the e-mail and the account's id.
+SOCIALACCOUNT_ADAPTER = "accounts.adapters.SocialAccountAdapter"
+SOCIALACCOUNT_QUERY_EMAIL = True
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = True  # a verified provider address signs in its account
 SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = True
+# Where each provider's OAuth endpoints are served: unset, GitHub's and Google's own; set, a
+# stand-in speaking the same protocol (GitHub Enterprise, a test's local fake). allauth reads
+# these once, when its provider views are imported.
+ARENA_GITHUB_URL = env_str("ARENA_GITHUB_URL").rstrip("/")
+ARENA_GOOGLE_URL = env_str("ARENA_GOOGLE_URL").rstrip("/")
+_GITHUB_ENDPOINTS = {"GITHUB_URL": ARENA_GITHUB_URL} if ARENA_GITHUB_URL else {}
+_GOOGLE_ENDPOINTS = {
+    "AUTHORIZE_URL": f"{ARENA_GOOGLE_URL}/o/oauth2/v2/auth",
+    "ACCESS_TOKEN_URL": f"{ARENA_GOOGLE_URL}/token",
+    "IDENTITY_URL": f"{ARENA_GOOGLE_URL}/oauth2/v2/userinfo",
+    "CERTS_URL": f"{ARENA_GOOGLE_URL}/oauth2/v1/certs",
+} if ARENA_GOOGLE_URL else {}
 SOCIALACCOUNT_PROVIDERS: dict[str, dict] = {}
-for _provider, _extra in (("github", {"SCOPE": ["read:user", "user:email"]}),
-                          ("google", {"SCOPE": ["openid", "email"]})):
+for _provider, _extra in (("github", {"SCOPE": ["read:user", "user:email"], **_GITHUB_ENDPOINTS}),
+                          ("google", {"SCOPE": ["openid", "email"], **_GOOGLE_ENDPOINTS})):
     _upper = _provider.upper()
     if env_str(f"{_upper}_CLIENT_ID") and env_str(f"{_upper}_CLIENT_SECRET"):
         SOCIALACCOUNT_PROVIDERS[_provider] = {
