@@ -705,14 +705,19 @@ _GOOGLE_ENDPOINTS = {
     "CERTS_URL": f"{ARENA_GOOGLE_URL}/oauth2/v1/certs",
 } if ARENA_GOOGLE_URL else {}
 SOCIALACCOUNT_PROVIDERS: dict[str, dict] = {}
-for _provider, _extra in (("github", {"SCOPE": ["read:user", "user:email"], **_GITHUB_ENDPOINTS}),
-                          ("google", {"SCOPE": ["openid", "email"], **_GOOGLE_ENDPOINTS})):
-    _upper = _provider.upper()
-    if env_str(f"{_upper}_CLIENT_ID") and env_str(f"{_upper}_CLIENT_SECRET"):
+for _provider, _id, _secret, _extra in (
+        ("github", env_str("GITHUB_CLIENT_ID"), env_str("GITHUB_CLIENT_SECRET"),
+         {"SCOPE": ["read:user", "user:email"], **_GITHUB_ENDPOINTS}),
+        ("google", env_str("GOOGLE_CLIENT_ID"), env_str("GOOGLE_CLIENT_SECRET"),
+         {"SCOPE": ["openid", "email"], **_GOOGLE_ENDPOINTS})):
+    if _id and _secret:
         SOCIALACCOUNT_PROVIDERS[_provider] = {
-            **_extra,
-            "APPS": [{"client_id": env_str(f"{_upper}_CLIENT_ID"),
-                      "secret": env_str(f"{_upper}_CLIENT_SECRET"), "key": ""}],
-        }
+            **_extra, "APPS": [{"client_id": _id, "secret": _secret, "key": ""}]}
+# "Continue to GitHub" is a form posted to allauth, which redirects the browser on to the
+# provider's authorize page: browsers hold that redirect to the policy's form-action too.
+_AUTHORIZE_ORIGINS = {"github": ARENA_GITHUB_URL or "https://github.com",
+                      "google": ARENA_GOOGLE_URL or "https://accounts.google.com"}
+CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"] += [
+    _AUTHORIZE_ORIGINS[_provider] for _provider in SOCIALACCOUNT_PROVIDERS]
 if ARENA_ENV == "test":  # Django's advice for test speed: hashing is not what tests test
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -28,6 +28,7 @@ keeps of it is what the tests check. ``requests`` logs every request (method, pa
 from __future__ import annotations
 
 import base64
+import copy
 import datetime
 import hashlib
 import json
@@ -273,7 +274,8 @@ def _send(h: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str
 
 def sign_in_through(settings, monkeypatch, *fakes: _FakeOAuth) -> None:
     """Configure allauth for ``fakes`` as the environment would (GITHUB_CLIENT_ID/SECRET,
-    ARENA_GITHUB_URL; GOOGLE_..., ARENA_GOOGLE_URL): the provider settings, and the endpoint
+    ARENA_GITHUB_URL; GOOGLE_..., ARENA_GOOGLE_URL): the provider settings, the fakes' origins
+    in the Content-Security-Policy's form-action, and the endpoint
     URLs allauth's adapters derive from those settings once, when their module is imported
     (before any test's fake had a port). That the variables reach those attributes in a fresh
     process is tested on its own (accounts/tests/test_oauth.py)."""
@@ -300,3 +302,6 @@ def sign_in_through(settings, monkeypatch, *fakes: _FakeOAuth) -> None:
                                 ("identity_url", f"{base}/oauth2/v2/userinfo")):
                 monkeypatch.setattr(google.GoogleOAuth2Adapter, name, value)
     settings.SOCIALACCOUNT_PROVIDERS = providers
+    policy = copy.deepcopy(settings.CONTENT_SECURITY_POLICY)
+    policy["DIRECTIVES"]["form-action"] += [fake.base_url for fake in fakes]
+    settings.CONTENT_SECURITY_POLICY = policy

@@ -12,6 +12,7 @@ import pytest
 from allauth.account.models import EmailAddress
 
 from testkit.browser import browser_page
+from testkit.fake_oauth import sign_in_through
 
 pytestmark = pytest.mark.browser
 
@@ -91,3 +92,27 @@ def test_sign_up_verify_by_mail_and_sign_in(page, live_server, mailoutbox):
         expect(mail_app.get_by_test_id("signed-in-as")).to_have_count(0)
     finally:
         other.close()
+
+
+def test_signing_in_with_github_in_the_browser_returns_to_the_page(page, settings, monkeypatch):
+    """The provider buttons on the sign-in page, then the whole round trip through a fake
+    GitHub (real HTTP: its authorize page sends the browser back with a code, which the server
+    exchanges), back on the page the visitor signed in from."""
+    from playwright.sync_api import expect
+
+    from testkit.fake_oauth import FakeGitHub, FakeGoogle, Person  # noqa: PLC0415
+
+    with FakeGitHub(Person(id="1", email="octo@example.com")) as github, \
+            FakeGoogle(Person(id="2", email="countess@example.org")) as google:
+        sign_in_through(settings, monkeypatch, github, google)
+        page.goto("/leaderboard/")
+        page.get_by_test_id("sign-in").click()
+        expect(page.get_by_test_id("provider-github")).to_be_visible()
+        expect(page.get_by_test_id("provider-google")).to_be_visible()
+        shoot(page, "sign-in-with-providers")
+        page.get_by_test_id("provider-github").click()
+        page.get_by_role("button", name="Continue").click()
+        expect(page).to_have_url(re.compile(r"/leaderboard/$"))
+        expect(page.get_by_test_id("signed-in-as")).to_have_text("octo@example.com")
+        assert [path for method, path, _ in github.requests if method == "POST"] == [
+            github.token_path]

@@ -171,12 +171,14 @@ def test_an_unconfigured_provider_cannot_be_started(settings):
 PROVIDER_URLS = """
 import json, django
 django.setup()
+from django.conf import settings
 from allauth.socialaccount.providers.github.views import GitHubOAuth2Adapter as G
 from allauth.socialaccount.providers.google import views
 g = views.GoogleOAuth2Adapter
 print(json.dumps({"github": [G.authorize_url, G.access_token_url, G.profile_url, G.emails_url],
                   "google": [g.authorize_url, g.access_token_url, g.identity_url,
-                             views.CERTS_URL]}))
+                             views.CERTS_URL],
+                  "form-action": settings.CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"]}))
 """
 
 
@@ -197,3 +199,5 @@ def test_the_base_url_variables_reach_allauth_in_a_fresh_process(tmp_path):
     google = "http://127.0.0.1:8"
     assert urls["google"] == [google + FakeGoogle.authorize_path, google + FakeGoogle.token_path,
                               f"{google}/oauth2/v2/userinfo", f"{google}/oauth2/v1/certs"]
+    # The browser may be sent on to them from the sign-in form (Content-Security-Policy).
+    assert urls["form-action"] == ["'self'", github, google]

@@ -103,6 +103,18 @@ def test_the_account_pages_are_in_the_arenas_layout(client, path):
     assert 'class="account-form"' in page
 
 
+@pytest.mark.parametrize("path", ["/accounts/email/", "/accounts/3rdparty/",
+                                  "/accounts/password/change/", "/accounts/logout/"])
+def test_a_signed_in_persons_account_pages_are_in_the_layout_too(path):
+    person()
+    client = Client()
+    sign_in(client)
+    answer = client.get(path)
+    page = answer.content.decode()
+    assert answer.status_code == 200
+    assert 'class="topbar"' in page and 'data-testid="signed-in-as">ada@example.com' in page
+
+
 PRODUCTION_COOKIES = """
 import django
 django.setup()
