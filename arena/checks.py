@@ -30,13 +30,14 @@ CHECKS = [
 
 
 def as_django_paths(middleware: list[str]) -> list[str]:
-    """``middleware`` with each subclass of a Django security middleware named as Django's."""
+    """``middleware`` with each subclass of a Django security middleware named as Django's
+    (a middleware that is a function, as allauth's is, is none)."""
     originals = [(import_string(path), path) for path in DJANGO_MIDDLEWARE]
     named = []
     for path in middleware:
         cls = import_string(path)
         named.append(next((original for klass, original in originals
-                           if issubclass(cls, klass)), path))
+                           if isinstance(cls, type) and issubclass(cls, klass)), path))
     return named
 
 
