@@ -64,6 +64,8 @@ def test_sign_up_verify_by_mail_and_sign_in(page, live_server, mailoutbox):
 
     # The mail, written by the live server (this process, Django's test outbox).
     assert [message.to for message in mailoutbox] == [[EMAIL]]
+    assert mailoutbox[0].subject == "[Arena] Please Confirm Your Email Address"
+    assert mailoutbox[0].body.startswith("Hello from the Arena (localhost:")
     link = LINK.search(mailoutbox[0].body).group(0)
 
     # Followed from the mail app: another browser, with no session of the sign-up.
