@@ -89,7 +89,12 @@ def test_sign_up_verify_by_mail_and_sign_in(page, live_server, mailoutbox):
         expect(mail_app.get_by_test_id("signed-in-as")).to_have_text(EMAIL)
         expect(mail_app.get_by_test_id("signed-in-as")).to_have_attribute("href", "/me/")
         shoot(mail_app, "leaderboard-signed-in")
+        mail_app.goto("/accounts/logout/")
+        expect(mail_app.get_by_test_id("sign-out-everywhere")).to_be_visible()
+        shoot(mail_app, "sign-out-page")
+        mail_app.goto("/leaderboard/")
         mail_app.get_by_test_id("sign-out").click()
+        expect(mail_app).to_have_url(re.compile(r"/$"))
         expect(mail_app.get_by_test_id("sign-in")).to_be_visible()
         expect(mail_app.get_by_test_id("signed-in-as")).to_have_count(0)
     finally:

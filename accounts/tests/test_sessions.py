@@ -57,6 +57,14 @@ def test_signing_out_everywhere_ends_every_browsers_session():
     assert signed_in(someone_else)  # only the person's own sessions
 
 
+def test_the_sign_out_page_offers_signing_out_everywhere():
+    person()
+    client = Client()
+    sign_in(client)
+    page = client.get("/accounts/logout/").content.decode()
+    assert f'action="{EVERYWHERE}"' in page and 'action="/accounts/logout/"' in page
+
+
 def test_sign_out_everywhere_is_a_post_of_a_signed_in_person():
     person()
     client = Client()
