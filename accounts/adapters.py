@@ -3,8 +3,9 @@
 Privacy (issue 35): nothing beyond the e-mail address and the provider's account id. allauth
 would copy the provider's whole profile into ``SocialAccount.extra_data`` (name, avatar,
 location, company...) and the name onto the user; here the user gets the e-mail alone (the
-username is made from it, as for an e-mail sign-up) and ``extra_data`` is emptied before the
-account is saved or updated (the id is ``SocialAccount.uid``)."""
+username is made from it, as for an e-mail sign-up), of the addresses a provider lists only
+the one signed in with is kept, and ``extra_data`` is emptied before the account is saved or
+updated (the id is ``SocialAccount.uid``)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,10 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
         """Called as the provider's answer becomes a sign-in, before allauth looks up or saves
         the account (an existing account's ``extra_data`` is overwritten with this one's)."""
         sociallogin.account.extra_data = {}
+        email = _valid_email(data.get("email"))
+        # GitHub lists every address of the person's: only the one signed in with is kept.
+        sociallogin.email_addresses = [address for address in sociallogin.email_addresses
+                                       if email and address.email.lower() == email.lower()]
         user = sociallogin.user
-        user_email(user, _valid_email(data.get("email")))
+        user_email(user, email)
         return user

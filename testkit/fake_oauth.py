@@ -52,6 +52,7 @@ class Person:
     verified: bool = True
     name: str = "Ada Lovelace"
     extra: dict[str, Any] = field(default_factory=dict)
+    other_emails: list[str] = field(default_factory=list)  # GitHub lists every address
 
 
 @dataclass
@@ -173,7 +174,9 @@ class FakeGitHub(_FakeOAuth):
                     "created_at": "2011-01-25T18:44:36Z", **p.extra}
         if path == "/api/v3/user/emails":
             return [{"email": p.email, "primary": True, "verified": p.verified,
-                     "visibility": "private"}]
+                     "visibility": "private"},
+                    *({"email": other, "primary": False, "verified": True, "visibility": None}
+                      for other in p.other_emails)]
         return None
 
 

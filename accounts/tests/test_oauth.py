@@ -33,7 +33,8 @@ LOGIN_PAGE = "/accounts/login/"
 
 @pytest.fixture
 def github(settings, monkeypatch) -> Iterator[FakeGitHub]:
-    with FakeGitHub(Person(id="583231", email="octo@example.com")) as fake:
+    with FakeGitHub(Person(id="583231", email="octo@example.com",
+                           other_emails=["octo@work.example.com"])) as fake:
         sign_in_through(settings, monkeypatch, fake)
         yield fake
 
@@ -73,7 +74,7 @@ def only_the_email_and_the_id_were_kept(provider: str, person: Person):
     assert (user.first_name, user.last_name) == ("", "")
     assert person.name.split()[0].lower() not in user.username.lower()
     assert not SocialToken.objects.exists()  # the provider's token is used once, never kept
-    assert EmailAddress.objects.get(user=user).verified
+    assert EmailAddress.objects.get(user=user).verified  # one: not every address they have
     return user
 
 
