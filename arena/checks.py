@@ -30,7 +30,8 @@ CHECKS = [
 
 
 def as_django_paths(middleware: list[str]) -> list[str]:
-    """``middleware`` with each subclass of a Django security middleware named as Django's."""
+    """``middleware`` with each subclass of a Django security middleware named as Django's
+    (a middleware that is a function, as allauth's is, is none)."""
     originals = [(import_string(path), path) for path in DJANGO_MIDDLEWARE]
     named = []
     for path in middleware:

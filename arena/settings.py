@@ -223,6 +223,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "arena.context_processors.navigation",
+                "accounts.context_processors.account",
             ],
         },
     },
@@ -698,22 +699,44 @@ ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_VERIFICATION = env_str("ARENA_EMAIL_VERIFICATION", "mandatory")
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Arena] "
 ACCOUNT_LOGOUT_ON_GET = False
 ACCOUNT_SESSION_REMEMBER = True
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if ARENA_ENV == "production" else "http"
 LOGIN_REDIRECT_URL = "/me/"
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 SOCIALACCOUNT_STORE_TOKENS = False  # the provider's tokens are used once, never kept
+# Nothing of the provider's profile is kept but the e-mail and the account's id.
+SOCIALACCOUNT_ADAPTER = "accounts.adapters.SocialAccountAdapter"
+SOCIALACCOUNT_QUERY_EMAIL = True
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = True  # a verified provider address signs in its account
 SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = True
+# Where each provider's OAuth endpoints are served: unset, GitHub's and Google's own; set, a
+# stand-in speaking the same protocol (GitHub Enterprise, a test's local fake). allauth reads
+# these once, when its provider views are imported.
+ARENA_GITHUB_URL = env_str("ARENA_GITHUB_URL").rstrip("/")
+ARENA_GOOGLE_URL = env_str("ARENA_GOOGLE_URL").rstrip("/")
+_GITHUB_ENDPOINTS = {"GITHUB_URL": ARENA_GITHUB_URL} if ARENA_GITHUB_URL else {}
+_GOOGLE_ENDPOINTS = {
+    "AUTHORIZE_URL": f"{ARENA_GOOGLE_URL}/o/oauth2/v2/auth",
+    "ACCESS_TOKEN_URL": f"{ARENA_GOOGLE_URL}/token",
+    "IDENTITY_URL": f"{ARENA_GOOGLE_URL}/oauth2/v2/userinfo",
+    "CERTS_URL": f"{ARENA_GOOGLE_URL}/oauth2/v1/certs",
+} if ARENA_GOOGLE_URL else {}
 SOCIALACCOUNT_PROVIDERS: dict[str, dict] = {}
-for _provider, _client, _secret, _scope in (
+for _provider, _id, _secret, _extra in (
         ("github", env_str("GITHUB_CLIENT_ID"), env_str("GITHUB_CLIENT_SECRET"),
-         ["read:user", "user:email"]),
+         {"SCOPE": ["read:user", "user:email"], **_GITHUB_ENDPOINTS}),
         ("google", env_str("GOOGLE_CLIENT_ID"), env_str("GOOGLE_CLIENT_SECRET"),
-         ["openid", "email"])):
-    if _client and _secret:
+         {"SCOPE": ["openid", "email"], **_GOOGLE_ENDPOINTS})):
+    if _id and _secret:
         SOCIALACCOUNT_PROVIDERS[_provider] = {
-            "SCOPE": _scope, "APPS": [{"client_id": _client, "secret": _secret, "key": ""}]}
+            **_extra, "APPS": [{"client_id": _id, "secret": _secret, "key": ""}]}
+# "Continue to GitHub" is a form posted to allauth, which redirects the browser on to the
+# provider's authorize page: browsers hold that redirect to the policy's form-action too.
+_AUTHORIZE_ORIGINS = {"github": ARENA_GITHUB_URL or "https://github.com",
+                      "google": ARENA_GOOGLE_URL or "https://accounts.google.com"}
+CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"] += [
+    _AUTHORIZE_ORIGINS[_provider] for _provider in SOCIALACCOUNT_PROVIDERS]
 if ARENA_ENV == "test":  # Django's advice for test speed: hashing is not what tests test
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -20,6 +20,7 @@ urlpatterns = [
     # For clients that ask for /favicon.ico without reading the page's <link rel="icon">.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
+    path("accounts/", include("accounts.urls")),  # the arena's own: sign out everywhere
     path("accounts/", include("allauth.urls")),  # sign-in, sign-up, e-mail, GitHub, Google
     path("", include("accounts.urls_me")),  # /me/ (profile, export, deletion), /privacy/
     path("api/", api.urls),
