@@ -141,3 +141,10 @@ def test_cookies_are_secure_in_production(tmp_path, env, secure):
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == secure
+
+
+@pytest.mark.parametrize("path", ["/accounts/login/", "/accounts/signup/"])
+def test_signing_in_and_up_say_it_is_optional_and_link_the_privacy_page(client, path):
+    page = client.get(path).content.decode()
+    assert 'data-testid="privacy-note"' in page and 'href="/privacy/"' in page
+    assert client.get("/privacy/").status_code == 200
