@@ -9,7 +9,7 @@ from pathlib import Path
 from django.conf import settings
 
 from releases.models import Release
-from releases.sources import reproducible_boards
+from releases.sources import released_board
 
 
 def release_dir(day: date) -> Path:
@@ -33,11 +33,11 @@ def release_file(*, day: date, name: str) -> tuple[Release, dict, Path] | None:
 
 
 def release_covering(*, board: str, moment: datetime) -> Release | None:
-    """The earliest release cut at or after ``moment`` (a rating run's start) when ``board`` can
-    be reproduced from a release (else None): it holds every vote the run read, and ``rate
-    --until`` picks them out of it. The earliest, so the link stays on the one release of the
-    run's own day rather than moving to each newer one."""
-    if board not in reproducible_boards():
+    """The earliest release cut at or after ``moment`` (a rating run's start) holding ``board``'s
+    votes (else None): it holds every vote the run read (``rate --until`` picks them out of it,
+    where the release reproduces the board). The earliest, so the link stays on the one
+    release of the run's own day rather than moving to each newer one."""
+    if not released_board(board):
         return None
     return Release.objects.filter(period_end__gte=moment).order_by("date").first()
 

@@ -73,6 +73,12 @@ def sources() -> list[Source]:
     return [_registry[name] for name in sorted(_registry)]
 
 
+def released_board(board: str) -> bool:
+    """Whether a release holds ``board``'s votes: a source's board, or one of its subsets
+    (``agent-<architecture>`` of ``agent``)."""
+    return any(board == s.board or board.startswith(f"{s.board}-") for s in _registry.values())
+
+
 def reproducible_boards() -> set[str]:
     """The leaderboard boards that a release reproduces with ``manage.py rate``."""
     return {name for source in _registry.values() for name in source.reproduces}

@@ -18,6 +18,7 @@ from leaderboard.boards import UnknownBoard, board_section, boards
 from leaderboard.pages import board_plots, selectors
 from leaderboard.pages.model_pages import model_page as model_page_data
 from releases.selectors import release_covering
+from releases.sources import reproducible_boards
 
 TEMPLATE = "leaderboard/leaderboard.html"
 
@@ -86,14 +87,15 @@ def _tabs(current: str | None) -> list[dict]:
 
 
 def _release(page: selectors.BoardPage) -> dict | None:
-    """The open data release holding the votes the board's rating run read, and the run's
-    start (``rate --until``), or None before a release covers it or for a board that a
-    release does not reproduce."""
+    """The open data release holding the votes the board's rating run read, the run's start
+    (``rate --until``) and whether ``rate`` rebuilds the board from it; None before a release
+    covers it."""
     if page.snapshot is None:
         return None
     started = page.snapshot.run.started_at if page.snapshot.run else page.snapshot.created_at
     release = release_covering(board=page.board.name, moment=started)
-    return release and {"release": release, "until": started.isoformat()}
+    return release and {"release": release, "until": started.isoformat(),
+                        "reproduces": page.board.name in reproducible_boards()}
 
 
 @require_GET

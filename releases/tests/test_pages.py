@@ -118,7 +118,7 @@ def test_the_leaderboard_links_the_release_holding_its_runs_votes(client):
     assert "--board text --until" in html
 
 
-def test_the_release_link_is_shown_only_beside_a_board_a_release_reproduces(client):
+def test_every_board_links_its_release_and_the_rate_hint_only_where_it_reproduces(client):
     from battles.tests.factories import AIModelFactory
     from panels.models import Panel, PanelJudgement, PanelOutcome, PanelStatus
 
@@ -132,10 +132,11 @@ def test_the_release_link_is_shown_only_beside_a_board_a_release_reproduces(clie
                                 model_b=beta, winner="model_a", is_self_vote=False)
     ratings_run(trigger=RunTrigger.COMMAND, boards=["text", "panel"])
     release_build()
-    assert 'data-testid="release-link"' in client.get("/leaderboard/?board=text").content.decode()
+    text = client.get("/leaderboard/?board=text").content.decode()
+    assert 'data-testid="release-link"' in text and "--board text" in text
     html = client.get("/leaderboard/?board=panel").content.decode()
     assert 'data-testid="vote-count"' in html  # rated, and covered by the release
-    assert 'data-testid="release-link"' not in html and "--board panel" not in html
+    assert 'data-testid="release-link"' in html and "--board panel" not in html
 
 
 def test_the_leaderboard_links_the_earliest_release_covering_the_run(client):
