@@ -550,11 +550,12 @@ ARENA_QUIET_NOTICE_SECONDS = env_float("ARENA_QUIET_NOTICE_SECONDS", 20.0)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ARENA_MAX_BODY_BYTES", 1_048_576, minimum=1024)
 
 # --- Vote integrity (arena.contests.integrity) --------------------------------------
-# Votes a visitor (session, or client address) casts in a day that count for ratings; the
-# rest are kept and marked. Then the tests that flag a visitor: a binomial tail below ALPHA
-# over at least MIN_VOTES votes (same side, same model), or more than BURST_VOTES votes in
-# BURST_SECONDS; run over the last DAYS days every SWEEP_SECONDS.
-ARENA_COUNTED_VOTES_PER_DAY = env_int("ARENA_COUNTED_VOTES_PER_DAY", 200, minimum=1)
+# Votes a visitor (a person's account, an anonymous session, or a client address) casts in a
+# day that count for ratings, in each mode; the rest are kept and marked (0: no cap). Then
+# the tests that flag a visitor: a binomial tail below ALPHA over at least MIN_VOTES votes
+# (same side, same model), or more than BURST_VOTES votes in BURST_SECONDS; run over the last
+# DAYS days every SWEEP_SECONDS.
+ARENA_COUNTED_VOTES_PER_DAY = env_int("ARENA_COUNTED_VOTES_PER_DAY", 200, minimum=0)
 ARENA_INTEGRITY_ALPHA = env_float("ARENA_INTEGRITY_ALPHA", 1e-6)
 ARENA_INTEGRITY_MIN_VOTES = env_int("ARENA_INTEGRITY_MIN_VOTES", 20, minimum=1)
 ARENA_INTEGRITY_BURST_VOTES = env_int("ARENA_INTEGRITY_BURST_VOTES", 30, minimum=1)

@@ -1,5 +1,6 @@
-"""Limits per person and per address: seed 004's hourly allowance and debates an hour, a
-signed-in person's counted by their account however and wherever they come from."""
+"""Limits per person and per address: seed 004's hourly allowance, debates an hour, and the
+votes a day that count for ratings, a signed-in person's counted by their account however
+and wherever they come from."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ from django.test import Client
 from accounts.models import Profile
 from accounts.tests.support import person, sign_in
 from accounts.tokens import token_create
+from arena.contests.flags import OVER_DAILY_CAP
+from battles.models import Vote
+from battles.tests.factories import answered_battle
+from debates.models import CrowdVote, Debate, DebateStatus, DebateTurn
+from debates.tests.debate_support import debate_row
 
 pytestmark = pytest.mark.django_db
 
@@ -126,3 +132,65 @@ class TestPerMinuteAndDebates:
         assert first.status_code != 429
         again = post(signed_in_from("203.0.113.4"), "/api/panel/run", {"question": "Why?"})
         assert again.status_code == 429
+
+
+def votable_debates(count: int) -> list[Debate]:
+    first = debate_row()
+    more = []
+    for _ in range(count - 1):
+        debate = Debate.objects.create(
+            topic=first.topic, model_a=first.model_a, model_b=first.model_b,
+            persona_a=first.persona_a, persona_b=first.persona_b, model_a_position="pro",
+            status=DebateStatus.IN_PROGRESS, judge_model=first.model_a)
+        DebateTurn.objects.create(debate=debate, round=1, position="pro",
+                                  speaker=first.model_a, speech="An opening.")
+        more.append(debate)
+    return [first, *more]
+
+
+class TestCountedVotesADay:
+    """Three votes of one person from three addresses (so no address reaches the cap): a
+    signed-in browser, a script with a token, another browser."""
+
+    def voters(self, user) -> list[Client]:
+        return [signed_in_from("192.0.2.10"), script_from("192.0.2.11", user),
+                signed_in_from("192.0.2.12")]
+
+    def test_text_battle_votes_past_the_cap_are_kept_and_do_not_count(self, settings):
+        settings.ARENA_COUNTED_VOTES_PER_DAY = 2
+        user = person()
+        battles = [answered_battle(session_key=account_key_of(user)) for _ in range(3)]
+        for client, battle in zip(self.voters(user), battles, strict=True):
+            answer = post(client, f"/api/battles/{battle.pk}/vote", {"vote": "tie"})
+            assert answer.status_code == 200, answer.content
+        votes = [Vote.objects.get(battle=battle) for battle in battles]
+        assert [v.counts_for_rating for v in votes] == [True, True, False]
+        assert votes[2].exclusion_reason == OVER_DAILY_CAP.format(cap=2)
+        # Another person's first vote counts.
+        other = person("bob@example.com")
+        theirs = answered_battle(session_key=account_key_of(other))
+        post(script_from("192.0.2.10", other), f"/api/battles/{theirs.pk}/vote",
+             {"vote": "tie"})
+        assert Vote.objects.get(battle=theirs).counts_for_rating
+
+    def test_debate_votes_past_the_cap_are_kept_and_do_not_count(self, settings):
+        settings.ARENA_COUNTED_VOTES_PER_DAY = 2
+        user = person()
+        debates = votable_debates(3)
+        for client, debate in zip(self.voters(user), debates, strict=True):
+            answer = post(client, "/api/debate/vote",
+                          {"debate_id": str(debate.pk), "choice": "pro"})
+            assert answer.status_code == 200, answer.content
+        votes = [CrowdVote.objects.get(debate=debate) for debate in debates]
+        assert {v.session_key for v in votes} == {account_key_of(user)}
+        assert [v.counts_for_rating for v in votes] == [True, True, False]
+        assert votes[2].exclusion_reason == OVER_DAILY_CAP.format(cap=2)
+
+    def test_a_cap_of_zero_caps_nothing(self, settings):
+        settings.ARENA_COUNTED_VOTES_PER_DAY = 0
+        user = person()
+        script = script_from("192.0.2.13", user)
+        for battle in [answered_battle(session_key=account_key_of(user)) for _ in range(3)]:
+            assert post(script, f"/api/battles/{battle.pk}/vote",
+                        {"vote": "tie"}).status_code == 200
+        assert set(Vote.objects.values_list("counts_for_rating", flat=True)) == {True}

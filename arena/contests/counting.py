@@ -1,5 +1,6 @@
-"""Which of a mode's votes count for ratings: the daily cap per visitor, and the sweep that
-stops counting the votes of visitors :mod:`arena.contests.flags` flags.
+"""Which of a mode's votes count for ratings: the daily cap per visitor (a person, whichever
+way they are signed in, or an anonymous session), and the sweep that stops counting the votes
+of visitors :mod:`arena.contests.flags` flags.
 
 A mode describes its vote model once with :class:`CountedVotes` (named by its
 :class:`arena.modes.Mode`'s ``counted_votes``); the vote
@@ -57,13 +58,19 @@ class CountedVotes:
 
     def eligibility(self, *, session_key: str, voter: str) -> dict:
         """``{}`` when a new vote counts; otherwise its fields: past the visitor's daily cap
-        (by session, or by address at ``ARENA_RATE_LIMIT_IP_MULTIPLIER`` times the cap).
+        (by session, or by address at ``ARENA_RATE_LIMIT_IP_MULTIPLIER`` times the cap; 0: no
+        cap). A signed-in person's votes hold their account's key in place of a session's
+        (:func:`arena.sessions.session_key_for`), so their cap is one over every browser and
+        API token they vote from, and what they voted anonymously that day joins it at
+        sign-in (:mod:`arena.visitor_merge`).
 
         Each side is one indexed lookup that stops at the cap (does the cap-th counted vote
         of the day exist?): its cost does not grow with the day's votes, nor with a busy
         address's. Both run as one statement, built once (:meth:`_over_cap_statement`): a
         vote asks this every time."""
         cap = settings.ARENA_COUNTED_VOTES_PER_DAY
+        if cap <= 0:
+            return {}
         sides = [(field, limit, value) for field, limit, value in (
             (self.session, cap, session_key),
             ("voter", cap * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER, voter)) if value]
