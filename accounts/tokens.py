@@ -38,6 +38,11 @@ TOO_MANY_TOKENS = ("You have {limit} tokens already: revoke one you no longer us
                    "creating another.")
 
 
+class TokenRefused(RuleError, ValueError):
+    """A token that cannot be made: the API answers it as any broken rule; the profile's form,
+    which catches a ``ValueError``, shows ``str(exc)`` (the message)."""
+
+
 def token_digest(token: str) -> str:
     """What is stored of a token: its SHA-256, in hex."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -45,12 +50,15 @@ def token_digest(token: str) -> str:
 
 def token_create(user, name: str) -> tuple[ApiToken, str]:
     """A new token of ``user`` named ``name``: the row and the token itself, which only this
-    answer ever holds (400 for an empty name, 422 for a long one, 409 past
-    :data:`MAX_ACTIVE_TOKENS`)."""
-    name = clean_text(name, empty=NAME_EMPTY, too_long=NAME_TOO_LONG, limit=NAME_MAX_CHARS,
-                      field="The token's name")
+    answer ever holds. :class:`TokenRefused` for an empty name (400), one that cannot be
+    stored (400) or a long one (422), and past :data:`MAX_ACTIVE_TOKENS` (409)."""
+    try:
+        name = clean_text(name, empty=NAME_EMPTY, too_long=NAME_TOO_LONG,
+                          limit=NAME_MAX_CHARS, field="The token's name")
+    except RuleError as exc:
+        raise TokenRefused(exc.message, status=exc.status) from None
     if token_list(user).count() >= MAX_ACTIVE_TOKENS:
-        raise RuleError(TOO_MANY_TOKENS.format(limit=MAX_ACTIVE_TOKENS), status=409)
+        raise TokenRefused(TOO_MANY_TOKENS.format(limit=MAX_ACTIVE_TOKENS), status=409)
     secret = TOKEN_PREFIX + secrets.token_urlsafe(SECRET_BYTES)
     token = ApiToken.objects.create(user=user, name=name, prefix=secret[:SHOWN_CHARS],
                                     digest=token_digest(secret))

@@ -18,6 +18,7 @@ from accounts.tokens import (
     MAX_ACTIVE_TOKENS,
     NAME_EMPTY,
     TOKEN_PREFIX,
+    TokenRefused,
     token_create,
     token_list,
     token_resolve,
@@ -95,15 +96,18 @@ def test_a_person_cannot_revoke_another_persons_token():
 
 def test_a_name_is_required_and_tokens_are_not_unlimited():
     user = person()
-    from arena.errors import RuleError
-
-    with pytest.raises(RuleError) as empty:
-        token_create(user, "   ")
+    with pytest.raises(TokenRefused) as empty:
+        token_create(user=user, name="   ")
     assert empty.value.message == NAME_EMPTY and empty.value.status == 400
+    # The profile's form catches a ValueError and shows its text.
+    assert isinstance(empty.value, ValueError) and str(empty.value) == NAME_EMPTY
+    with pytest.raises(TokenRefused) as long:
+        token_create(user, "x" * 81)
+    assert long.value.status == 422
     ApiToken.objects.bulk_create(
         ApiToken(user=user, name=f"t{n}", prefix="arena_x", digest=f"{n:064d}")
         for n in range(MAX_ACTIVE_TOKENS))
-    with pytest.raises(RuleError) as too_many:
+    with pytest.raises(TokenRefused) as too_many:
         token_create(user, "one more")
     assert too_many.value.status == 409
     ApiToken.objects.filter(user=user).update(revoked_at=timezone.now())

@@ -69,23 +69,23 @@ class CountedVotes:
         address's. Both run as one statement, built once (:meth:`_over_cap_statement`): a
         vote asks this every time."""
         cap = settings.ARENA_COUNTED_VOTES_PER_DAY
-        if cap <= 0:
-            return {}
+        if cap > 0 and self._over_cap(cap, session_key=session_key, voter=voter):
+            return {"counts_for_rating": False,
+                    "exclusion_reason": OVER_DAILY_CAP.format(cap=cap)}
+        return {}
+
+    def _over_cap(self, cap: int, *, session_key: str, voter: str) -> bool:
         sides = [(field, limit, value) for field, limit, value in (
             (self.session, cap, session_key),
             ("voter", cap * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER, voter)) if value]
         if not sides:
-            return {}
+            return False
         statement = self._over_cap_statement(tuple((field, limit) for field, limit, _ in sides))
         since = self.model._meta.get_field("created_at").get_db_prep_value(
             timezone.now() - timedelta(days=1), connection)
         with connection.cursor() as cursor:
             cursor.execute(statement, [param for _, _, value in sides for param in (value, since)])
-            over = any(cursor.fetchone())
-        if over:
-            return {"counts_for_rating": False,
-                    "exclusion_reason": OVER_DAILY_CAP.format(cap=cap)}
-        return {}
+            return any(cursor.fetchone())
 
     def _over_cap_statement(self, sides: tuple[tuple[str, int], ...]) -> str:
         """``SELECT EXISTS (…), …``, one per ``(field, limit)``: does the limit-th counted vote
