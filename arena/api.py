@@ -16,7 +16,7 @@ from ninja.errors import HttpError, ValidationError
 from ninja.openapi.docs import ABS_TPL_PATH, Swagger
 from ninja.parser import Parser
 
-from arena.api_writes import document, guard_write
+from arena.api_writes import SAFE_METHODS, document, guard_write
 from arena.errors import RuleError, api_rule_error
 from arena.inputs import check_storable
 from arena.modes import modes
@@ -67,12 +67,17 @@ def _check_strings(value, where: str) -> None:  # noqa: ANN001 - any decoded JSO
 def _platform_rules(api: NinjaAPI):
     """A view decorator for every operation of ``api``: writes are guarded
     (:func:`arena.api_writes.guard_write`), and what the platform answers before any
-    operation runs is documented on it: a NUL byte or a lone surrogate in a path or query
-    parameter is a 400 (:class:`arena.middleware.RejectUnstorableInput`), a query parameter
-    or body ninja cannot validate a 422."""
+    operation runs is documented on it: an unknown or revoked API token is a 401
+    (:mod:`accounts.middleware`), a request past the hour's allowance a 429 and a write that
+    cannot be counted a 503 (:mod:`arena.request_limits`), a NUL byte or a lone surrogate in
+    a path or query parameter is a 400 (:class:`arena.middleware.RejectUnstorableInput`), a
+    query parameter or body ninja cannot validate a 422."""
 
     def decorate(run):  # noqa: ANN001, ANN202 - ninja hands over the operation's bound run
         operation = run.__self__
+        document(operation, 401, 429)
+        if not set(operation.methods) <= SAFE_METHODS:
+            document(operation, 503)
         sources = {model.__ninja_param_source__ for model in operation.models}
         if sources & {"path", "query"}:
             document(operation, 400)
@@ -153,6 +158,7 @@ api.add_router("", models_router)
 api.add_router("", "accounts.me_api.router")  # GET/DELETE /api/me, its leaderboard, export
 api.add_router("", "ops.api.router")  # GET /api/ops, staff only (a dotted path: arena imports
 # no part of the operations page)
+api.add_router("", "accounts.api.router")  # /api/tokens: a person's API tokens
 for _mode in modes():
     if _mode.is_open and _mode.api_router:
         api.add_router("", _mode.api_router)

@@ -12,7 +12,9 @@ every write operation of every :class:`ninja.NinjaAPI` the arena builds is wrapp
 * a body must be JSON (``Content-Type: application/json``): 415.
 
 Both are documented on every write operation of the OpenAPI schema. Django's test client
-turns the CSRF part off as it does for Django's own check (``enforce_csrf_checks=False``).
+turns the CSRF part off as it does for Django's own check (``enforce_csrf_checks=False``), and
+so does a valid API token (:mod:`accounts.middleware`): a Bearer header is no cookie a browser
+adds on its own, so only the token's holder can send it, from anywhere.
 """
 
 from __future__ import annotations

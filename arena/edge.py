@@ -10,8 +10,10 @@ work per read.
 
 Only what a view declared public is kept, and never an answer that sets a cookie, is not a
 200, streams, or varies on everything (``Vary: *``). A request saying ``Cache-Control:
-no-cache`` is answered afresh (and the fresh answer kept). A repeated answer says a request
-id of its own in ``X-Request-ID``, never the one of the request it was kept from.
+no-cache`` is answered afresh (and the fresh answer kept), and so is one with credentials
+(``Authorization``): Django checks them, and refuses an unknown API token. A repeated answer
+says a request id of its own in ``X-Request-ID``, never the one of the request it was kept
+from.
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ class PublicAnswers:
             return await self.app(scope, receive, send)
         resource = (scope["path"], scope.get("query_string", b""))
         headers = request_headers(scope)
-        if b"no-cache" not in headers.get(b"cache-control", b""):
+        if (b"no-cache" not in headers.get(b"cache-control", b"")
+                and b"authorization" not in headers):
             answer = self.answers.get(self._key(resource, headers))
             if answer is not None and answer.expires > self.clock():
                 if answer.route:

@@ -1,10 +1,14 @@
 """Rate limits on Redis through the `limits` library: per visitor and per provider.
 
-A visitor is counted twice, by client IP and by session (when it has one), so a script that
-drops its cookie gains nothing; every write endpoint and page form calls
-:func:`visitor_limit` before it creates a session or writes anything. Each model provider has
-a global budget of calls per minute (:func:`provider_budget`), spent when work is queued for
-it. Both raise :class:`arena.errors.RateLimited` (429 with ``Retry-After``).
+An anonymous visitor is counted twice, by client IP and by session (when it has one), so a
+script that drops its cookie gains nothing; a signed-in person (a session of their account, or
+one of their API tokens) is counted by their account, whichever browser, script or address
+they come from (:func:`account_key`). Every write endpoint and page form calls
+:func:`visitor_limit` before it creates a session or writes anything, and every JSON API
+request and page form write is counted by the hour as well (:func:`requests_limit`, seed
+004's 100 an hour per anonymous address, 500 per person: :mod:`arena.request_limits`). Each
+model provider has a global budget of calls per minute (:func:`provider_budget`), spent when
+work is queued for it. All raise :class:`arena.errors.RateLimited` (429 with ``Retry-After``).
 
 The client IP is ``REMOTE_ADDR`` unless ``ARENA_TRUSTED_PROXY_HEADER`` names the header a
 trusted proxy sets (e.g. ``X-Forwarded-For``; the last address in it is the one the proxy saw).
@@ -27,6 +31,7 @@ from limits.storage import RedisStorage
 from limits.strategies import FixedWindowRateLimiter
 
 from arena.errors import RateLimited, RuleError
+from arena.sessions import ACCOUNT_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -124,24 +129,65 @@ def _hit(item, *identifiers: str, fail_closed: bool) -> int | None:
     return max(1, math.ceil(reset_at - time.time()))
 
 
+def account_key(request: HttpRequest) -> str | None:
+    """The signed-in person's account key: an API token's (``request.arena_account_key``,
+    :mod:`accounts.middleware`) or their session's; None for an anonymous visitor. Reading a
+    session the client named loads it: a query, made once per request."""
+    token_key = getattr(request, "arena_account_key", None)
+    if token_key:
+        return token_key
+    session = getattr(request, "session", None)
+    return session.get(ACCOUNT_KEY) if session is not None else None
+
+
+def _refuse_past(waits: list[int | None], *, limit: int, per: str) -> None:
+    wait = max((w for w in waits if w is not None), default=None)
+    if wait is not None:
+        raise RateLimited(TOO_MANY.format(limit=limit, per=per, seconds=wait), wait)
+
+
 def visitor_limit(request: HttpRequest, *, action: str, limit: int,
-                  per: str = "minute", fail_closed: bool = False) -> None:
-    """Count one ``action`` of this visitor (IP and session); raise past ``limit`` per
-    ``per`` ("minute" or "hour"), and, with ``fail_closed`` (a write), when it cannot be
+                  per: str = "minute", fail_closed: bool = False,
+                  person_limit: int | None = None) -> None:
+    """Count one ``action`` of this visitor (a signed-in person by account, anyone else by
+    IP and session); raise past ``limit`` per ``per`` ("minute" or "hour") — a person's is
+    ``person_limit`` when given — and, with ``fail_closed`` (a write), when it cannot be
     counted."""
+    person = account_key(request)
+    if person and person_limit is not None:
+        limit = person_limit
     if limit <= 0:
         return
     limit *= limit_multiplier(request)
     item = PERIODS[per]
-    waits = [_hit(item(limit * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER),
-                  action, "ip", client_ip(request), fail_closed=fail_closed)]
-    session_key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
-    if session_key:
-        waits.append(_hit(item(limit), action, "session", session_key,
-                          fail_closed=fail_closed))
-    wait = max((w for w in waits if w is not None), default=None)
-    if wait is not None:
-        raise RateLimited(TOO_MANY.format(limit=limit, per=per, seconds=wait), wait)
+    if person:
+        waits = [_hit(item(limit), action, "person", person, fail_closed=fail_closed)]
+    else:
+        waits = [_hit(item(limit * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER),
+                      action, "ip", client_ip(request), fail_closed=fail_closed)]
+        session_key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+        if session_key:
+            waits.append(_hit(item(limit), action, "session", session_key,
+                              fail_closed=fail_closed))
+    _refuse_past(waits, limit=limit, per=per)
+
+
+def requests_limit(request: HttpRequest, *, write: bool) -> None:
+    """Count one request against the hour's allowance: a signed-in person's
+    (``ARENA_PERSON_REQUESTS_PER_HOUR``, by account), else the client address's
+    (``ARENA_ANON_REQUESTS_PER_HOUR``); raise past it, and, for a ``write``, when it cannot be
+    counted (0: no allowance to count). Raised clients get theirs multiplied, as for every
+    limit."""
+    person = account_key(request)
+    if person:
+        limit, kind, who = settings.ARENA_PERSON_REQUESTS_PER_HOUR, "person", person
+    else:
+        limit, kind, who = settings.ARENA_ANON_REQUESTS_PER_HOUR, "ip", client_ip(request)
+    if limit <= 0:
+        return
+    limit *= limit_multiplier(request)
+    wait = _hit(RateLimitItemPerHour(limit), "requests", kind, who, fail_closed=write)
+    _refuse_past([wait], limit=limit, per="hour")
 
 
 def provider_budget(providers: Iterable[str]) -> None:

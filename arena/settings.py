@@ -156,6 +156,10 @@ MIDDLEWARE = [
     "arena.middleware.CommonMiddleware",
     "arena.middleware.CsrfViewMiddleware",
     "arena.middleware.AuthenticationMiddleware",
+    # An API token stands for its person on the JSON APIs (after the session's user is known),
+    # then every API request and page form write is counted by the hour (seed 004).
+    "accounts.middleware.ApiTokenAuthentication",
+    "arena.request_limits.RequestsPerHour",
     "allauth.account.middleware.AccountMiddleware",
     "arena.middleware.MessageMiddleware",
     "arena.middleware.XFrameOptionsMiddleware",
@@ -443,6 +447,11 @@ ARENA_RATE_LIMIT_IP_MULTIPLIER = env_int("ARENA_RATE_LIMIT_IP_MULTIPLIER", 1, mi
 ARENA_RATE_LIMIT_RAISED_FOR = env_str("ARENA_RATE_LIMIT_RAISED_FOR")
 ARENA_RATE_LIMIT_RAISED_MULTIPLIER = env_int("ARENA_RATE_LIMIT_RAISED_MULTIPLIER", 100,
                                              minimum=1)
+# Seed 004's hourly allowance of JSON API requests and page form writes (arena.request_limits),
+# on top of the per-minute limits above: per address for anonymous visitors, per account for
+# a signed-in person (a browser session or an API token). 0: no allowance counted.
+ARENA_ANON_REQUESTS_PER_HOUR = env_int("ARENA_ANON_REQUESTS_PER_HOUR", 100, minimum=0)
+ARENA_PERSON_REQUESTS_PER_HOUR = env_int("ARENA_PERSON_REQUESTS_PER_HOUR", 500, minimum=0)
 # The header a trusted reverse proxy sets with the client address, e.g. X-Forwarded-For.
 ARENA_TRUSTED_PROXY_HEADER = env_str("ARENA_TRUSTED_PROXY_HEADER")
 # Model calls queued per provider and minute, over all visitors (0: no budget).
@@ -542,11 +551,12 @@ ARENA_QUIET_NOTICE_SECONDS = env_float("ARENA_QUIET_NOTICE_SECONDS", 20.0)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ARENA_MAX_BODY_BYTES", 1_048_576, minimum=1024)
 
 # --- Vote integrity (arena.contests.integrity) --------------------------------------
-# Votes a visitor (session, or client address) casts in a day that count for ratings; the
-# rest are kept and marked. Then the tests that flag a visitor: a binomial tail below ALPHA
-# over at least MIN_VOTES votes (same side, same model), or more than BURST_VOTES votes in
-# BURST_SECONDS; run over the last DAYS days every SWEEP_SECONDS.
-ARENA_COUNTED_VOTES_PER_DAY = env_int("ARENA_COUNTED_VOTES_PER_DAY", 200, minimum=1)
+# Votes a visitor (a person's account, an anonymous session, or a client address) casts in a
+# day that count for ratings, in each mode; the rest are kept and marked (0: no cap). Then
+# the tests that flag a visitor: a binomial tail below ALPHA over at least MIN_VOTES votes
+# (same side, same model), or more than BURST_VOTES votes in BURST_SECONDS; run over the last
+# DAYS days every SWEEP_SECONDS.
+ARENA_COUNTED_VOTES_PER_DAY = env_int("ARENA_COUNTED_VOTES_PER_DAY", 200, minimum=0)
 ARENA_INTEGRITY_ALPHA = env_float("ARENA_INTEGRITY_ALPHA", 1e-6)
 ARENA_INTEGRITY_MIN_VOTES = env_int("ARENA_INTEGRITY_MIN_VOTES", 20, minimum=1)
 ARENA_INTEGRITY_BURST_VOTES = env_int("ARENA_INTEGRITY_BURST_VOTES", 30, minimum=1)
@@ -654,6 +664,9 @@ ARENA_FACTCHECK_CLAIM_SECONDS = env_float("ARENA_FACTCHECK_CLAIM_SECONDS", 10.0)
 # Seed 004's limits: 10 debates an hour per visitor, 100 debate API requests an hour.
 ARENA_DEBATES_PER_HOUR = env_int("ARENA_DEBATES_PER_HOUR", 10, minimum=0)
 ARENA_DEBATE_REQUESTS_PER_HOUR = env_int("ARENA_DEBATE_REQUESTS_PER_HOUR", 100, minimum=0)
+# Debates a signed-in person starts per hour, counted by account (ARENA_DEBATES_PER_HOUR is an
+# anonymous visitor's, by address and session).
+ARENA_PERSON_DEBATES_PER_HOUR = env_int("ARENA_PERSON_DEBATES_PER_HOUR", 10, minimum=0)
 # What one model may spend on debates per UTC day, in USD (0: no cap).
 ARENA_DEBATE_DAILY_SPEND_USD = env_float("ARENA_DEBATE_DAILY_SPEND_USD", 0.0)
 # A running debate untouched this long whose last step finished is moved on.

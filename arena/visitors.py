@@ -33,15 +33,19 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Limit:
-    """``setting`` actions of one kind per ``per``, per visitor (IP and session)."""
+    """``setting`` actions of one kind per ``per``, per visitor (IP and session; a signed-in
+    person by account, with ``person_setting``'s figure when it has one)."""
 
     action: str
     setting: str
     per: Literal["minute", "hour"] = "minute"
+    person_setting: str | None = None
 
     def count(self, request: HttpRequest, *, write: bool) -> None:
+        person_limit = (getattr(settings, self.person_setting) if self.person_setting
+                        else None)
         visitor_limit(request, action=self.action, limit=getattr(settings, self.setting),
-                      per=self.per, fail_closed=write)
+                      per=self.per, fail_closed=write, person_limit=person_limit)
 
 
 BATTLE_CREATE = Limit("battle_create", "ARENA_BATTLES_PER_MINUTE")
@@ -50,7 +54,8 @@ VOICE_WRITE = Limit("voice_write", "ARENA_WRITES_PER_MINUTE")
 PANEL_CREATE = Limit("panel_create", "ARENA_PANELS_PER_MINUTE")
 PANEL_CLARIFY = Limit("panel_clarify", "ARENA_WRITES_PER_MINUTE")
 DEBATE_API = Limit("debate_api", "ARENA_DEBATE_REQUESTS_PER_HOUR", "hour")
-DEBATE_CREATE = Limit("debate_create", "ARENA_DEBATES_PER_HOUR", "hour")
+DEBATE_CREATE = Limit("debate_create", "ARENA_DEBATES_PER_HOUR", "hour",
+                      person_setting="ARENA_PERSON_DEBATES_PER_HOUR")
 DEBATE_WRITE = Limit("debate_write", "ARENA_WRITES_PER_MINUTE")
 VOICE_BATTLE = Limit("voice_battle", "ARENA_VOICE_BATTLES_PER_HOUR", "hour")
 

@@ -288,6 +288,9 @@ def main() -> None:
     os.environ["ARENA_TRUSTED_PROXY_HEADER"] = "X-Forwarded-For"
     os.environ["ARENA_COUNTED_VOTES_PER_DAY"] = str(int(args.seconds * 60) + 1)
     os.environ["ARENA_DEBATE_REQUESTS_PER_HOUR"] = "0"
+    # Readers and writers far past seed 004's hourly allowance per address and per person.
+    os.environ["ARENA_ANON_REQUESTS_PER_HOUR"] = "0"
+    os.environ["ARENA_PERSON_REQUESTS_PER_HOUR"] = "0"
     print(f"Host: {host_speed()}")
     info = prepare_environment()
     with contextlib.ExitStack() as stack:

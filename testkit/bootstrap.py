@@ -22,6 +22,11 @@ os.environ["ARENA_ENV_FILE"] = ""
 # emptied only once the worker has run what the test sent it (the root conftest), and a run
 # held 20 s would hold up every voting test's end by as much. Tests of the delay set theirs.
 os.environ.setdefault("ARENA_LEADERBOARD_DEBOUNCE_SECONDS", "1")
+# Every test client and browser comes from 127.0.0.1: seed 004's hourly allowance (100 API
+# requests per address) is spent by one API contract test alone. The tests of the allowance
+# set theirs (accounts/tests/test_limits.py).
+os.environ.setdefault("ARENA_ANON_REQUESTS_PER_HOUR", "0")
+os.environ.setdefault("ARENA_PERSON_REQUESTS_PER_HOUR", "0")
 # Each run gets its own folder (SQLite file, Redis socket), so two runs on one
 # machine, or a run beside the dev server, never share state.
 _private_var = None

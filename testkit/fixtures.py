@@ -60,10 +60,17 @@ def fast_llm_retries(settings):  # type: ignore[no-untyped-def]
 
 @pytest.fixture(autouse=True)
 def fresh_rate_limits() -> Iterator[None]:
-    """Every test starts with no request counted (all test clients share one IP)."""
+    """Every test starts with no request counted (all test clients share one IP): neither
+    the arena's nor django-allauth's (30 sign-ins a minute per address, kept in the cache,
+    which a run of the accounts' tests passes)."""
+    from django.core.cache import cache
+
     from arena.ratelimit import limits_reset
 
     limits_reset()
+    client = cache._cache.get_client()
+    for key in client.scan_iter(match=cache.make_key("allauth:rl:*")):
+        client.delete(key)
     yield
 
 

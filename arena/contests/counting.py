@@ -1,5 +1,6 @@
-"""Which of a mode's votes count for ratings: the daily cap per visitor, and the sweep that
-stops counting the votes of visitors :mod:`arena.contests.flags` flags.
+"""Which of a mode's votes count for ratings: the daily cap per visitor (a person, whichever
+way they are signed in, or an anonymous session), and the sweep that stops counting the votes
+of visitors :mod:`arena.contests.flags` flags.
 
 A mode describes its vote model once with :class:`CountedVotes` (named by its
 :class:`arena.modes.Mode`'s ``counted_votes``); the vote
@@ -58,31 +59,37 @@ class CountedVotes:
 
     def eligibility(self, *, session_key: str, voter: str) -> dict:
         """``{}`` when a new vote counts; otherwise its fields: past the visitor's daily cap
-        (by session, or by address at ``ARENA_RATE_LIMIT_IP_MULTIPLIER`` times the cap), or
-        cast by a banned voter (:mod:`arena.contests.bans`).
+        (by session, or by address at ``ARENA_RATE_LIMIT_IP_MULTIPLIER`` times the cap; 0: no
+        cap), or cast by a banned voter (:mod:`arena.contests.bans`). A signed-in person's
+        votes hold their account's key in place of a session's
+        (:func:`arena.sessions.session_key_for`), so their cap is one over every browser and
+        API token they vote from, and what they voted anonymously that day joins it at
+        sign-in (:mod:`arena.visitor_merge`).
 
         Each side is one indexed lookup that stops at the cap (does the cap-th counted vote
         of the day exist?): its cost does not grow with the day's votes, nor with a busy
         address's. Both run as one statement, built once (:meth:`_over_cap_statement`): a
         vote asks this every time."""
         cap = settings.ARENA_COUNTED_VOTES_PER_DAY
-        sides = [(field, limit, value) for field, limit, value in (
-            (self.session, cap, session_key),
-            ("voter", cap * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER, voter)) if value]
-        if not sides:
-            return {}
-        statement = self._over_cap_statement(tuple((field, limit) for field, limit, _ in sides))
-        since = self.model._meta.get_field("created_at").get_db_prep_value(
-            timezone.now() - timedelta(days=1), connection)
-        with connection.cursor() as cursor:
-            cursor.execute(statement, [param for _, _, value in sides for param in (value, since)])
-            over = any(cursor.fetchone())
-        if over:
+        if cap > 0 and self._over_cap(cap, session_key=session_key, voter=voter):
             return {"counts_for_rating": False,
                     "exclusion_reason": OVER_DAILY_CAP.format(cap=cap)}
         if voter_banned(session_key=session_key, voter=voter):
             return {"counts_for_rating": False, "exclusion_reason": VOTER_BANNED}
         return {}
+
+    def _over_cap(self, cap: int, *, session_key: str, voter: str) -> bool:
+        sides = [(field, limit, value) for field, limit, value in (
+            (self.session, cap, session_key),
+            ("voter", cap * settings.ARENA_RATE_LIMIT_IP_MULTIPLIER, voter)) if value]
+        if not sides:
+            return False
+        statement = self._over_cap_statement(tuple((field, limit) for field, limit, _ in sides))
+        since = self.model._meta.get_field("created_at").get_db_prep_value(
+            timezone.now() - timedelta(days=1), connection)
+        with connection.cursor() as cursor:
+            cursor.execute(statement, [param for _, _, value in sides for param in (value, since)])
+            return any(cursor.fetchone())
 
     def _over_cap_statement(self, sides: tuple[tuple[str, int], ...]) -> str:
         """``SELECT EXISTS (…), …``, one per ``(field, limit)``: does the limit-th counted vote
