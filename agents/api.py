@@ -225,7 +225,7 @@ def vote(request: HttpRequest, battle_id: str, payload: VoiceVoteIn):
     return selectors.battle_payload(_battle(request, battle_id))
 
 
-@router.get("/battles/{battle_id}/agent-metrics",
+@router.get("/battles/{battle_id}/agent-metrics", url_name="agent-metrics",
             response={200: VoiceMetricsOut, **errors(404, 409)})
 def agent_metrics(request: HttpRequest, battle_id: str):
     """``computing``, then ``partial`` (latency first), then ``complete``."""

@@ -9,7 +9,8 @@ JSON API (each :class:`ninja.NinjaAPI` of the site: /api/... and a seed's own pa
 
 Not counted: page reads, static files, health checks and metrics (no API's views), the
 admin (staff), sign-in and sign-up (allauth limits those itself, django-axes the wrong
-passwords) and the browser's CSP reports.
+passwords), the browser's CSP reports, and the voice page's progress poll (once a second
+while a call is evaluated: a few calls would spend an anonymous hour on it).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from arena.middleware import SAFE_METHODS, OnTheLoop
 from arena.ratelimit import requests_limit
 
 NOT_COUNTED_PREFIXES = ("/admin/", "/accounts/")
-NOT_COUNTED_ROUTES = frozenset({"csp-report"})
+NOT_COUNTED_ROUTES = frozenset({"csp-report", "agent-metrics"})
 REFUSED_PAGE = "arena/refused.html"
 
 
@@ -34,11 +35,12 @@ def is_json_api(request: HttpRequest) -> bool:
 
 def is_counted(request: HttpRequest) -> bool:
     """A JSON API request, or a page form write (see the module's docstring)."""
+    match = getattr(request, "resolver_match", None)
+    if match is None or match.url_name in NOT_COUNTED_ROUTES:
+        return False
     if is_json_api(request):
         return True
-    match = getattr(request, "resolver_match", None)
-    return (request.method not in SAFE_METHODS and match is not None
-            and match.url_name not in NOT_COUNTED_ROUTES
+    return (request.method not in SAFE_METHODS
             and not request.path.startswith(NOT_COUNTED_PREFIXES))
 
 

@@ -103,6 +103,14 @@ class TestRequestsPerHour:
         public = [from_address("127.0.0.3").get("/api/models").status_code for _ in range(2)]
         assert public == [200, 429]
 
+    def test_the_voice_pages_progress_poll_is_not_counted(self, settings):
+        settings.ARENA_ANON_REQUESTS_PER_HOUR = 1
+        client = from_address("198.51.100.6")
+        poll = "/battles/00000000-0000-0000-0000-000000000000/agent-metrics"
+        assert {client.get(poll).status_code for _ in range(5)} == {404}
+        assert client.get("/api/models").status_code == 200
+        assert client.get("/api/models").status_code == 429
+
     def test_zero_counts_nothing(self, settings):
         settings.ARENA_ANON_REQUESTS_PER_HOUR = 0
         client = from_address("198.51.100.5")
