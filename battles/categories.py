@@ -25,6 +25,7 @@ from redis.exceptions import RedisError
 from arena import aio
 from arena.availability import model_availability
 from arena.errors import RateLimited
+from arena.llm.ledger import calls_held, enter_held
 from arena.llm.types import ModelEndpoint
 from arena.models import AIModel
 from arena.prompt_categories import CATEGORY_BITS, Classification, category_bits, classify_prompt
@@ -92,8 +93,12 @@ def battles_classify(battle_ids) -> dict:
         return {}
     asks = _classifier_asks(len(prompts))
     release_database()  # the model may take seconds: hold no connection meanwhile
-    results = dict(zip(prompts, aio.run(_classify_all(list(prompts.values()), asks)),
-                       strict=True))
+    # The calls are entered after, from this thread, as a step's are: entered from a thread
+    # of their own while a caller's transaction held SQLite's write lock, they waited forever.
+    with calls_held() as calls:
+        results = dict(zip(prompts, aio.run(_classify_all(list(prompts.values()), asks)),
+                           strict=True))
+    enter_held(calls)
     written = _save(results)
     for battle_id in written:
         logger.info("battle %s classified by %s: %s", battle_id, results[battle_id].method,

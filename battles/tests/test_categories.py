@@ -10,7 +10,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from arena.models import AIModel, ProviderKind
+from arena.models import AIModel, ModelCall, ProviderKind
 from arena.prompt_categories import (
     CATEGORY_BITS,
     Classification,
@@ -100,6 +100,9 @@ def test_the_first_prompt_is_classified_by_rules_and_the_model(classifier):
     battle.refresh_from_db()
     assert battle.language == "en" and battle.classified_at is not None
     assert battle.classification_note == ""
+    # Its call is in the ledger, entered from this thread (the test's transaction holds
+    # SQLite's write lock: entered from another thread, it waited forever).
+    assert ModelCall.objects.filter(ok=True).count() == 1
     asked = len(classifier.chat_requests)
     assert battle_classify(battle) is None  # once only (a redelivery)
     assert len(classifier.chat_requests) == asked
