@@ -31,7 +31,6 @@ import base64
 import copy
 import datetime
 import hashlib
-import json
 import secrets
 import threading
 import time
@@ -142,10 +141,6 @@ class _FakeOAuth(LocalHTTPService):
 
     def send_token(self, h: BaseHTTPRequestHandler, token: str, grant: _Grant) -> None:
         raise NotImplementedError
-
-    @staticmethod
-    def send_json(h: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
-        _send(h, status, json.dumps(payload).encode(), "application/json; charset=utf-8")
 
 
 class FakeGitHub(_FakeOAuth):

@@ -30,9 +30,9 @@ class FakeOSVServer(LocalHTTPService):
     def handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
         if method == "POST":
             raw = h.rfile.read(int(h.headers.get("Content-Length") or 0))
-            self._send(h, *self._querybatch(h.path, raw))
+            self.send_json(h, *self._querybatch(h.path, raw))
         else:
-            self._send(h, *self._vuln(h.path))
+            self.send_json(h, *self._vuln(h.path))
 
     def _querybatch(self, path: str, raw: bytes) -> tuple[int, dict[str, Any]]:
         if path != "/v1/querybatch":
@@ -60,11 +60,3 @@ class FakeOSVServer(LocalHTTPService):
             "affected": [{"package": {"ecosystem": "PyPI", "name": name}, "ranges": [
                 {"type": "ECOSYSTEM", "events": [{"introduced": "0"}, {"fixed": "999"}]}]}]}
 
-    @staticmethod
-    def _send(h: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        h.send_response(status)
-        h.send_header("Content-Type", "application/json")
-        h.send_header("Content-Length", str(len(data)))
-        h.end_headers()
-        h.wfile.write(data)

@@ -43,11 +43,11 @@ class FakeTurnstile(LocalHTTPService):
 
     def handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
         if method != "POST" or h.path != PATH:
-            self._send(h, 404, {"success": False, "error-codes": ["bad-request"]})
+            self.send_json(h, 404, {"success": False, "error-codes": ["bad-request"]})
             return
         raw = h.rfile.read(int(h.headers.get("Content-Length") or 0)).decode()
         if self.failing:
-            self._send(h, self.failing, {"error": "scripted failure"})
+            self.send_json(h, self.failing, {"error": "scripted failure"})
             return
         if (h.headers.get("Content-Type") or "").startswith("application/json"):
             fields = json.loads(raw or "{}")
@@ -55,7 +55,7 @@ class FakeTurnstile(LocalHTTPService):
             fields = {k: v[0] for k, v in parse_qs(raw).items()}
         with self._lock:
             self.requests.append(dict(fields))
-            self._send(h, 200, self._verdict(fields))
+            self.send_json(h, 200, self._verdict(fields))
 
     def _verdict(self, fields: dict[str, str]) -> dict[str, Any]:
         if not fields.get("secret"):
@@ -77,11 +77,3 @@ class FakeTurnstile(LocalHTTPService):
     def _no(code: str) -> dict[str, Any]:
         return {"success": False, "error-codes": [code]}
 
-    @staticmethod
-    def _send(h: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        h.send_response(status)
-        h.send_header("Content-Type", "application/json")
-        h.send_header("Content-Length", str(len(data)))
-        h.end_headers()
-        h.wfile.write(data)

@@ -12,6 +12,7 @@ A fake subclasses :class:`LocalHTTPService` and answers in ``handle``::
 
 from __future__ import annotations
 
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -24,6 +25,16 @@ class LocalHTTPService:
 
     def handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
         raise NotImplementedError
+
+    @staticmethod
+    def send_json(h: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
+        """Answer ``payload`` as JSON with ``status``."""
+        data = json.dumps(payload).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
 
     def start(self) -> Self:
         service = self
