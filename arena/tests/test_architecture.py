@@ -76,3 +76,16 @@ def test_no_two_api_schemas_share_a_name():
         where = f"{schema.__module__}.{schema.__qualname__}"
         assert seen.setdefault(schema.__name__, where) == where, (
             f"{where} and {seen[schema.__name__]} share a schema name")
+
+
+def test_every_folder_of_tests_is_one_the_suite_collects():
+    """An app's tests outside pytest's testpaths never run, in CI or anywhere (the ops and
+    accounts apps' tests went uncollected until this test)."""
+    import tomllib
+
+    root = Path(settings.BASE_DIR)
+    collected = set(tomllib.loads((root / "pyproject.toml").read_text())
+                    ["tool"]["pytest"]["ini_options"]["testpaths"])
+    holding = {path.relative_to(root).parts[0] for path in root.glob("*/**/test_*.py")
+               if not path.relative_to(root).parts[0].startswith(".")}
+    assert holding - collected == set()
