@@ -33,6 +33,20 @@ def browser_ms(seconds: float) -> int:
 
 
 TIMEOUT_MS = browser_ms(30)
+WIDTHS = {"desktop": 1280, "phone": 390}  # the widths every page is looked at
+
+
+def shots_at_each_width(page, folder: Path, name: str) -> Iterator[int]:
+    """The page, whole, at each of :data:`WIDTHS`, as ``folder/name-<label>.png``; yields each
+    width after its shot (for the caller's checks at it), then puts the desktop width back."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        for label, width in WIDTHS.items():
+            page.set_viewport_size({"width": width, "height": 900})
+            page.screenshot(path=str(folder / f"{name}-{label}.png"), full_page=True)
+            yield width
+    finally:
+        page.set_viewport_size({"width": WIDTHS["desktop"], "height": 900})
 
 
 class Chromium:

@@ -11,13 +11,12 @@ from pathlib import Path
 import pytest
 from allauth.account.models import EmailAddress
 
-from testkit.browser import browser_page
+from testkit.browser import browser_page, shots_at_each_width
 from testkit.fake_oauth import sign_in_through
 
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/shots-signin")
-WIDTHS = {"desktop": 1280, "phone": 390}
 EMAIL = "grace.hopper@example.com"
 PASSWORD = "a long enough passphrase 42"
 LINK = re.compile(r"https?://[^\s]+/accounts/confirm-email/[^\s/]+/")
@@ -32,14 +31,10 @@ def page(chromium, live_server, monkeypatch) -> Iterator[object]:
 
 def shoot(page, name: str) -> None:
     """The page at each width; at 390 px the top bar must not push the page sideways."""
-    SHOTS.mkdir(exist_ok=True)
-    for label, width in WIDTHS.items():
-        page.set_viewport_size({"width": width, "height": 900})
-        page.screenshot(path=str(SHOTS / f"{name}-{label}.png"), full_page=True)
-        assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, label)
+    for width in shots_at_each_width(page, SHOTS, name):
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, width)
         box = page.get_by_test_id("account-corner").bounding_box()
-        assert box is not None and box["x"] + box["width"] <= width, (name, label)
-    page.set_viewport_size({"width": 1280, "height": 900})
+        assert box is not None and box["x"] + box["width"] <= width, (name, width)
 
 
 def test_sign_up_verify_by_mail_and_sign_in(page, live_server, mailoutbox):

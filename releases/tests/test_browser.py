@@ -17,7 +17,7 @@ from battles.tests.factories import vote_on
 from leaderboard.models import RunTrigger
 from leaderboard.runs.services import ratings_run
 from releases.services import release_build
-from testkit.browser import browser_page
+from testkit.browser import browser_page, shots_at_each_width
 from testkit.live import wait_until_worker_settled
 from testkit.visitors import visitor_session_key
 
@@ -26,7 +26,6 @@ from .support import SECRET_PROMPT, finished_debate, text_battle
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/shots-data37")
-WIDTHS = {"desktop": 1280, "phone": 390}
 
 
 @pytest.fixture(autouse=True)
@@ -48,11 +47,7 @@ def page(chromium, asgi_live_server, monkeypatch) -> Iterator[object]:
 
 def shoot(page, name: str) -> None:
     """The page at each width, whole."""
-    SHOTS.mkdir(exist_ok=True)
-    for label, width in WIDTHS.items():
-        page.set_viewport_size({"width": width, "height": 900})
-        page.screenshot(path=str(SHOTS / f"{name}-{label}.png"), full_page=True)
-    page.set_viewport_size({"width": 1280, "height": 900})
+    list(shots_at_each_width(page, SHOTS, name))
 
 
 def owner(page) -> str:
