@@ -44,15 +44,6 @@ def account_unban(*, profile: Profile, by: str) -> int:
     return counted
 
 
-def session_ban(*, session_key: str, by: str, reason: str = "") -> None:
-    """Ban an anonymous session (the key its rows are kept under)."""
-    voter_ban(visitor=visitor_of_key(session_key), reason=reason, by=by)
-
-
-def session_unban(*, session_key: str, by: str) -> int:
-    return voter_unban(visitor=visitor_of_key(session_key), by=by)
-
-
 def _account_of(visitor: str) -> Profile | None:
     if not visitor.startswith("session:"):
         return None

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from accounts.bans import account_ban, account_unban, session_ban, session_unban
+from accounts.bans import account_ban, account_unban, ban, unban
 from accounts.models import Profile
 from accounts.tests.support import person
 from agents.models import AgentVote
 from agents.services import agent_battle_vote
-from arena.contests.bans import VOTER_BANNED, bans_apply, voter_ban, voter_unban
+from arena.contests.bans import VOTER_BANNED, bans_apply, visitor_of_key, voter_ban, voter_unban
 from arena.contests.flags import FLAGGED_PREFIX
 from arena.models import FlagStatus, VisitorFlag, VoterBan
 from battles.models import Battle, Vote
@@ -111,7 +111,7 @@ def test_votes_that_reach_a_banned_key_after_the_ban_stop_counting_at_the_next_r
 
 def test_a_banned_voter_votes_in_every_mode_recorded_but_not_counted():
     key = "banned-anonymous-session"
-    session_ban(session_key=key, by="staff", reason="vote ring")
+    ban(visitor=visitor_of_key(key), by="staff", reason="vote ring")
     battle_vote = vote_on(text_battle(key), choice="left_better")
     crowd_vote = debate_vote(debate_id=finished_debate().pk, session_key=key, choice="pro")
     voice = talked_voice_battle(key)
@@ -120,7 +120,7 @@ def test_a_banned_voter_votes_in_every_mode_recorded_but_not_counted():
         vote.refresh_from_db()
         assert (vote.counts_for_rating, vote.exclusion_reason) == (False, VOTER_BANNED)
 
-    assert session_unban(session_key=key, by="staff") == 3
+    assert unban(visitor=visitor_of_key(key), by="staff") == 3
     assert all(model.objects.get(pk=vote.pk).counts_for_rating for model, vote in (
         (Vote, battle_vote), (CrowdVote, crowd_vote), (AgentVote, voice_vote)))
 
