@@ -9,6 +9,7 @@ from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.http import HttpRequest
 
+from accounts.bans import account_ban_sync
 from accounts.models import Profile, SignIn
 from arena.sessions import ACCOUNT_KEY
 from arena.visitor_merge import visitor_merge
@@ -24,12 +25,14 @@ def profile_of(user) -> Profile:
 def account_signed_in(request: HttpRequest, user) -> int:
     """After Django's ``login`` (which gave the session a new key, its rows moved with it):
     what the visitor did anonymously moves to the account's key, in one transaction, and the
-    session names that key from now on. Idempotent; how many rows moved."""
+    session names that key from now on; a ban that came with those rows is the account's now.
+    Idempotent; how many rows moved."""
     session = request.session
     with transaction.atomic():
         profile = profile_of(user)
         anonymous = session.session_key if not session.get(ACCOUNT_KEY) else None
         moved = visitor_merge(anonymous, profile.visitor_key) if anonymous else 0
+        account_ban_sync(user=user)
         session[ACCOUNT_KEY] = profile.visitor_key
         session.save()
         SignIn.objects.create(user=user, session_key=session.session_key)

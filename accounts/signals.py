@@ -11,10 +11,3 @@ def _signed_in(sender, request, user, **kwargs) -> None:  # noqa: ARG001
     if request is not None and hasattr(request, "session"):
         account_signed_in(request, user)
 
-
-@receiver(user_logged_in, dispatch_uid="accounts-ban-followed")
-def _ban_followed(sender, request, user, **kwargs) -> None:  # noqa: ARG001
-    """A ban the anonymous session had moved to the account with its rows: it says so."""
-    from accounts.bans import account_ban_sync  # noqa: PLC0415 - after the models load
-
-    account_ban_sync(user=user)
