@@ -5,7 +5,11 @@ own (arena.logs), all of it counted (arena.metrics); once daphne serves, the mod
 
 import os
 
-from django.core.asgi import get_asgi_application
+from arena import heap
+
+heap.hold()  # no garbage collection while everything loads: settled below (settle_heap)
+
+from django.core.asgi import get_asgi_application  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 django_asgi_app = get_asgi_application()

@@ -11,6 +11,7 @@ from importlib import import_module
 from celery import Celery, signals
 from django.utils.module_loading import module_has_submodule
 
+from arena import heap
 from arena.broker import mend_redis_channel_close
 from arena.llm import load_client
 from arena.logs import request_id_to_headers, task_request_id_end, task_request_id_start
@@ -69,13 +70,16 @@ def load_what_tasks_call(**kwargs) -> None:
     """A worker calls the models: it loads the provider SDKs (about 5 s of CPU here) and
     every app's steps (what its tasks run) before it takes tasks and says it is ready, not
     in the first battle's threads while its answers wait. Web processes never load them
-    (arena.llm loads its client on first use; a tasks module loads its steps when it runs)."""
+    (arena.llm loads its client on first use; a tasks module loads its steps when it runs).
+
+    No garbage collection while they load (:mod:`arena.heap`)."""
     from django.apps import apps  # noqa: PLC0415 - the registry is ready once a worker starts
 
-    load_client()
-    for config in apps.get_app_configs():
-        if module_has_submodule(config.module, "steps"):
-            import_module(f"{config.name}.steps")
+    with heap.loading_to_keep():
+        load_client()
+        for config in apps.get_app_configs():
+            if module_has_submodule(config.module, "steps"):
+                import_module(f"{config.name}.steps")
 
 
 @signals.worker_ready.connect

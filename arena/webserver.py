@@ -3,7 +3,6 @@ run command, the live-server tests, the benchmarks and the commands that need a 
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import socket
@@ -19,7 +18,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.urls import get_resolver
 
-from arena import modes
+from arena import heap, modes
 from arena.readiness import answered, web_warmed, worker_beats, workers_alive
 
 # Twisted listens with a queue of 50 by default: in a burst of new connections the kernel
@@ -96,14 +95,10 @@ def access_log_through_logging() -> None:
 
 
 def settle_heap() -> None:
-    """Once a server process has loaded everything it serves: move what is loaded out of the
-    garbage collector's sight. Django, Twisted and the models are hundreds of thousands of
-    objects that live as long as the process, and each full collection walked them all again
-    (a tenth of daphne's CPU under the load benchmark, sampled with py-spy). The loaded URL
-    configuration imports every view and API first, so that they are frozen too."""
+    """Once a server process has loaded everything it serves: :func:`arena.heap.settle`. The
+    loaded URL configuration imports every view and API first, so that they are frozen too."""
     get_resolver().url_patterns  # noqa: B018 - imported for what it loads
-    gc.collect()
-    gc.freeze()
+    heap.settle()
 
 
 _warmed = threading.Event()

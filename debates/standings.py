@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 from django.db.models import Avg, Count, F, Q
 
+from arena.contests.proportions import Z95
 from debates.models import Debate, DebateStatus, DebateTurn
 from debates.usage import USAGE_BY, USAGE_MIN_DEBATES, debate_usage
 from leaderboard.pages.selectors import snapshot_latest
 from leaderboard.ratings.glicko2 import DEFAULT_RATING, DEFAULT_RD
 
 CONTROVERSY_FLAG = 2.0
-Z95 = 1.959963984540054
 TEMPLATE = "debates/standings.html"
 FACTUALITY_DIGITS = 3
 

@@ -3,10 +3,10 @@ battle pairing): rating and standard error from the latest snapshot, no fitting.
 
 from __future__ import annotations
 
+from arena.contests.proportions import Z95
 from leaderboard.models import SnapshotEntry
 from leaderboard.pages.selectors import snapshot_latest
 from leaderboard.ratings.provisional import PRIOR_MEAN, PRIOR_SD
-from leaderboard.runs.compute import Z95
 
 
 def board_estimates(*, board: str, subjects: list[str]) -> dict[str, tuple[float, float]]:

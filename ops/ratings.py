@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from statistics import median
 
+from arena.contests.proportions import Z95
 from leaderboard.boards import boards
 from leaderboard.models import BoardSnapshot, SnapshotEntry
 
 RUNS = 12  # the runs of a board the page looks at
 TOP = 10  # "the top ranks"
-Z95 = 1.959964
 
 
 @dataclass(frozen=True)

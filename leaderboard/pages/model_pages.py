@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from arena.contests.proportions import Z95
 from arena.models import AIModel
 from arena.prompt_categories import category_title
 from arena.selectors import model_with_availability
@@ -23,7 +24,6 @@ from leaderboard.boards import (
 )
 from leaderboard.models import BoardSnapshot, SnapshotEntry
 from leaderboard.pages.selectors import online_elo_map, snapshot_latest
-from leaderboard.runs.compute import Z95
 
 RECENT_LIMIT = 10
 

@@ -10,10 +10,11 @@ from functools import lru_cache
 
 from django.conf import settings
 
+from arena.contests.proportions import Z95
 from arena.prompt_categories import category_title
 from leaderboard.boards import Board, board_metrics, boards, get_board
 from leaderboard.models import BoardSnapshot, OnlineElo, RatingRun, RunStatus, SnapshotEntry
-from leaderboard.runs.compute import Z95, style_coefficient
+from leaderboard.runs.compute import style_coefficient
 
 ENTRY_FIELDS = (
     "subject", "name", "organization", "license", "deprecated", "provisional", "rating",

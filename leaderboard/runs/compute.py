@@ -12,6 +12,7 @@ from datetime import datetime
 
 import numpy as np
 
+from arena.contests.proportions import Z95
 from leaderboard.ratings import (
     A_WINS,
     B_WINS,
@@ -42,7 +43,6 @@ from leaderboard.ratings.style_control import (
 )
 
 CI_METHODS = ("bootstrap", "sandwich")
-Z95 = 1.959963984540054
 
 
 class OutcomeError(ValueError):
