@@ -7,8 +7,15 @@ which every process and command runs, nothing heavy."""
 import os
 import subprocess
 import sys
+import threading
 
+import pytest
+from celery.concurrency.thread import TaskPool
 from django.conf import settings
+from django.db import connection
+
+from arena.celery import open_thread_connections
+from testkit.waiting import ceiling
 
 PROBE = """
 import gc, sys
@@ -98,3 +105,28 @@ def test_django_setup_loads_none_of_the_heavy_modules():
                             timeout=120, check=True,
                             env={**os.environ, "DJANGO_SETTINGS_MODULE": "arena.settings"})
     assert result.stdout.split() == ["-"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_starts_its_threads_with_their_connections_open_before_it_is_ready():
+    """Before the first burst, not during it. With SQLite each thread keeps a connection of
+    its own; PostgreSQL's pool lends them per task, and nothing is opened ahead."""
+    pool = TaskPool(limit=4)
+    try:
+        open_thread_connections(pool)
+        database = settings.DATABASES["default"]
+        kept = bool(database.get("CONN_MAX_AGE")) and "pool" not in database.get("OPTIONS", {})
+        assert len(pool.executor._threads) == (4 if kept else 0)
+        everyone = threading.Barrier(4)
+
+        def opened_and_close() -> bool:
+            everyone.wait(timeout=ceiling(10))  # one to a thread: each answers for its own
+            was_open = connection.connection is not None
+            connection.close()
+            return was_open
+
+        answers = [pool.executor.submit(opened_and_close) for _ in range(4)]
+        assert [a.result(timeout=ceiling(10)) for a in answers] == [kept] * 4
+        assert len(pool.executor._threads) == 4  # the same threads, none started for these
+    finally:
+        pool.on_stop()
