@@ -10,9 +10,10 @@ redis-py's pool and client are thread safe, and the pool starts afresh in a fork
 
 A Redis that stops answering (paused, or a network that drops packets) costs one call its
 socket timeout; for the next ``SKIP_SECONDS`` every call of the process fails at once instead
-of waiting too. The callers treat the cache as an optimisation, so a page that reads many
-keys answers in about a second, not a second per key. A Redis that refuses connections fails
-each call at once anyway, and is used again the moment it is back.
+of waiting too (:func:`redis_skipped`, which the rate limits of :mod:`arena.ratelimit` heed
+as well: the same server). The callers treat the cache as an optimisation, so a page that
+reads many keys answers in about a second, not a second per key. A Redis that refuses
+connections fails each call at once anyway, and is used again the moment it is back.
 """
 
 from __future__ import annotations
@@ -31,17 +32,32 @@ _skip_until = 0.0
 UNREACHABLE = "Redis did not answer a moment ago; the cache is skipped for a few seconds"
 
 
+def redis_skipped() -> None:
+    """Raise a ConnectionError at once while Redis is known not to answer."""
+    if time.monotonic() < _skip_until:
+        raise redis.ConnectionError(UNREACHABLE)
+
+
+def redis_timed_out(error: BaseException) -> None:
+    """Skip Redis for :data:`SKIP_SECONDS` if ``error`` is (or came from) a timeout; a refused
+    connection fails at once: nothing to skip."""
+    global _skip_until
+    while error is not None:
+        if isinstance(error, redis.TimeoutError):
+            _skip_until = time.monotonic() + SKIP_SECONDS
+            return
+        error = error.__cause__ or error.__context__
+
+
 def _skipping(method):
     """The cache call, or a fast ConnectionError while Redis is known not to answer."""
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        global _skip_until
-        if time.monotonic() < _skip_until:
-            raise redis.ConnectionError(UNREACHABLE)
+        redis_skipped()
         try:
             return method(self, *args, **kwargs)
-        except redis.TimeoutError:  # a refused connection fails at once: nothing to skip
-            _skip_until = time.monotonic() + SKIP_SECONDS
+        except redis.RedisError as error:
+            redis_timed_out(error)
             raise
     return call
 

@@ -30,6 +30,7 @@ from limits import RateLimitItemPerHour, RateLimitItemPerMinute
 from limits.storage import RedisStorage
 from limits.strategies import FixedWindowRateLimiter
 
+from arena.cache import redis_skipped, redis_timed_out
 from arena.errors import RateLimited, RuleError
 from arena.sessions import ACCOUNT_KEY
 
@@ -116,12 +117,15 @@ def limit_multiplier(request: HttpRequest) -> int:
 def _hit(item, *identifiers: str, fail_closed: bool) -> int | None:
     """Count one use; the seconds until the window resets when over the limit, else None.
     When the store does not answer: :class:`LimitsUnavailable` if ``fail_closed``, else
-    None (the use goes uncounted)."""
+    None (the use goes uncounted); after a timeout it is not asked again for a few seconds
+    (:func:`arena.cache.redis_skipped`), so a stalled Redis costs a request at most one wait."""
     try:
+        redis_skipped()  # it timed out a moment ago: fail at once, not after another second
         if limiter().hit(item, *identifiers):
             return None
         reset_at, _ = limiter().get_window_stats(item, *identifiers)
-    except Exception:  # a Redis outage must not take the arena down with it
+    except Exception as error:  # a Redis outage must not take the arena down with it
+        redis_timed_out(error)
         logger.warning("rate limit store unavailable for %s", identifiers[0])
         if fail_closed:
             raise LimitsUnavailable() from None

@@ -10,9 +10,10 @@ from django.core.cache import cache
 from django.test import Client
 
 import arena.cache
+import arena.ratelimit
 from arena.ratelimit import CANNOT_COUNT
 from battles.models import Battle
-from tests.writes import OWN, WRITES, send
+from tests.writes import OWN, WRITES, send, session_create
 
 pytestmark = pytest.mark.django_db
 
@@ -98,6 +99,30 @@ def test_redis_stalled_one_call_waits_its_timeout_and_the_next_ones_skip_it(priv
     arena.cache._skip_until = 0.0  # the skip ends (after SKIP_SECONDS): Redis is asked again
     cache.set("anything", 1)
     assert cache.get("anything") == 1
+
+
+def test_redis_stalled_the_rate_limits_wait_once_then_skip_it_too(private_redis, two_models,
+                                                                  settings, monkeypatch):
+    """Every API request is counted (per hour), in Redis: during a stall each read waited
+    the limits' second before it went on uncounted, and a page that also read the cache
+    waited two (the run command's /api/models: 1.1 s each, 2.1 s at worst, while Redis was
+    paused). The limits heed the cache's skip now: one wait, then none for a few seconds."""
+    settings.ARENA_ANON_REQUESTS_PER_HOUR = 100  # the run command's (the suite counts none)
+    store = arena.ratelimit.limiter()
+    asked = []
+
+    def hit(*args, **kwargs):
+        asked.append(args)
+        return type(store).hit(store, *args, **kwargs)
+
+    monkeypatch.setattr(store, "hit", hit)
+    with private_redis.paused():
+        assert [Client().get("/api/models").status_code for _ in range(3)] == [200] * 3
+        assert len(asked) == 1  # the first read waited; the next two did not ask Redis
+        write = session_create("")
+        denied = send(Client(raise_request_exception=False), write, Origin=OWN)
+        assert denied.status_code == 503 and not write.happened()
+    assert len(asked) == 1  # and so was the write: refused without asking Redis either
 
 
 @pytest.mark.django_db(transaction=True)
