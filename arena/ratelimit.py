@@ -117,10 +117,11 @@ def limit_multiplier(request: HttpRequest) -> int:
 def _hit(item, *identifiers: str, fail_closed: bool) -> int | None:
     """Count one use; the seconds until the window resets when over the limit, else None.
     When the store does not answer: :class:`LimitsUnavailable` if ``fail_closed``, else
-    None (the use goes uncounted); after a timeout it is not asked again for a few seconds
-    (:func:`arena.cache.redis_skipped`), so a stalled Redis costs a request at most one wait."""
+    None (the use goes uncounted). After a timeout a read does not ask again for a few
+    seconds (:func:`arena.cache.redis_skipped`): a stalled Redis costs reads one wait."""
     try:
-        redis_skipped()  # it timed out a moment ago: fail at once, not after another second
+        if not fail_closed:  # a read that Redis timed out on a moment ago goes on at once; a
+            redis_skipped()  # write asks, so that it goes through the moment Redis is back
         if limiter().hit(item, *identifiers):
             return None
         reset_at, _ = limiter().get_window_stats(item, *identifiers)
