@@ -17,7 +17,9 @@ Messages (JSON, as the page receives them)::
 Stopping: :func:`stop_stream_sync` sets the stream's stop flag and reads what was written, in
 one Redis transaction; the writer's next flush sees the flag (in its own transaction), sends
 nothing more and raises :class:`StreamStopped`. Whatever a page was sent is in the text that
-the stopping side read, so the side that stops keeps all of it.
+the stopping side read, so the side that stops keeps all of it; unless Redis restarted empty
+just before, and the writer had not written the text again yet: then the stopping side read
+less, and the writer's :attr:`StreamRelay.written` is what it keeps.
 
 Redis failing under a writer: the writer keeps the whole text and its own sequence numbers, so
 a Redis that stalls or dies (and comes back empty: the embedded one keeps nothing on disk)
@@ -170,6 +172,10 @@ class StreamRelay:
         # lost it; its length in bytes, as Redis counts the snapshot's.
         self.text = ""
         self._size = 0
+        # The text as Redis last held it from this writer: the most a page may have been sent
+        # or read. A stop reads Redis; one that came after Redis restarted empty, before this
+        # writer wrote it again, read less (the mode's stop keeps this instead).
+        self.written = ""
         self._lost = False
         self._retry_at = 0.0
 
@@ -241,6 +247,7 @@ class StreamRelay:
             # way no page is sent more than it keeps.
             self.stopped = True
             raise StreamStopped(self.stream_id)
+        self.written = self.text
         if watchers and whole:
             await self._send("snapshot", seq=self.seq, text=self.text)
         elif watchers:
@@ -257,7 +264,7 @@ class StreamRelay:
         await self.flush()
         async with self._lock:
             self.seq += 1
-            self.text, self._size = "", 0
+            self.text, self._size, self.written = "", 0, ""
             if self._lost and time.monotonic() < self._retry_at:
                 return  # the next snapshot, written whole, starts the page over
             try:

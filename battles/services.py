@@ -262,6 +262,32 @@ def battle_regenerate(*, battle: Battle) -> Turn:
     return turn
 
 
+def _stopped_text(response: Response, text: str) -> list[str]:
+    """A stopped answer's text, its tokens estimated from it (the provider reports usage only
+    at the end) and its style counts; the fields set."""
+    response.text = text
+    response.output_tokens = estimate_tokens(text) if text else 0
+    style = response.style_fields(text)
+    for name, value in style.items():
+        setattr(response, name, value)
+    return ["text", "output_tokens", *style]
+
+
+def stopped_answer_keep_written(*, response_id, written: str) -> bool:
+    """A stopped answer keeps all its pages were sent (``written``, the writer's
+    :attr:`arena.streaming.StreamRelay.written`) when the stop read less: Redis had restarted
+    empty, and the writer had not written the text again yet. Whether it changed."""
+    with transaction.atomic():
+        response = Response.objects.select_for_update().get(pk=response_id)  # after the stop
+        if not (response.stopped and len(written) > len(response.text)
+                and written.startswith(response.text)):
+            return False
+        response.save(update_fields=[*_stopped_text(response, written), "updated_at"])
+    logger.warning("answer %s: its stop read less than its page was sent (Redis restarted); it "
+                   "keeps the %d characters sent", response_id, len(written))
+    return True
+
+
 def battle_stop(*, battle: Battle) -> Turn:
     """Stop the answers of the latest turn still being written; each keeps what it wrote.
 
@@ -281,7 +307,7 @@ def battle_stop(*, battle: Battle) -> Turn:
         now = timezone.now()
         for response in unfinished:
             was_running = response.status == StepStatus.RUNNING
-            response.text = stop_stream_sync(str(response.id))
+            text_fields = _stopped_text(response, stop_stream_sync(str(response.id)))
             response.status = StepStatus.DONE
             response.stopped = True
             response.error = ""
@@ -289,15 +315,11 @@ def battle_stop(*, battle: Battle) -> Turn:
             # estimated from the text (the provider reports usage only at the end).
             if was_running:
                 response.latency_ms = int((now - response.updated_at).total_seconds() * 1000)
-            response.output_tokens = estimate_tokens(response.text) if response.text else 0
-            style = response.style_fields(response.text)
-            for name, value in style.items():
-                setattr(response, name, value)
             response.lease_expires_at = None
             response.generation += 1
-            response.save(update_fields=["text", "status", "stopped", "error", "latency_ms",
-                                         "output_tokens", "lease_expires_at", "generation",
-                                         "updated_at", *style])
+            response.save(update_fields=["status", "stopped", "error", "latency_ms",
+                                         "lease_expires_at", "generation", "updated_at",
+                                         *text_fields])
             transaction.on_commit(lambda r=response: announce_stopped(battle, r))
         rows.touch(battle, timezone.now())
     logger.info("battle %s: %d answers stopped", battle.id, len(unfinished))

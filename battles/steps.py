@@ -18,6 +18,7 @@ from arena.selectors import model_endpoint_by_slug
 from arena.steps import StepResult, StepStatus, StepWork, step_run
 from arena.streaming import StreamRelay, StreamStopped
 from battles.models import Battle, Response, Slot
+from battles.services import stopped_answer_keep_written
 from battles.streams import response_relay
 
 logger = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ def response_load(response_id) -> Job:
 
 def response_work(job: Job) -> StepResult | None:
     """Stream the answer through the relay; None if the person stopped it (the stop saved
-    what was written)."""
+    what was written, or less when Redis had just lost it: then what the pages were sent)."""
     completion, error, stopped = None, "", False
     try:
         completion = aio.run(_stream(job))
@@ -76,6 +77,8 @@ def response_work(job: Job) -> StepResult | None:
         error = exc.blind_message  # shown before the vote: the same for either side
     if stopped or job.relay.stopped:
         logger.info("%s stopped by the person", job.relay.stream_id)
+        stopped_answer_keep_written(response_id=job.relay.stream_id,
+                                    written=job.relay.written)
         return None
     if completion is None:
         return StepResult(error=error)

@@ -14,7 +14,7 @@ from channels.layers import get_channel_layer
 
 import arena.streaming as streaming
 from arena.stream_wait import wait_until
-from arena.streaming import StreamRelay, read_snapshot
+from arena.streaming import StreamRelay, StreamStopped, read_snapshot, stop_stream
 from testkit.waiting import async_wait_for, ceiling
 
 
@@ -98,6 +98,20 @@ async def test_a_snapshot_redis_lost_between_two_chunks_is_written_whole(relay, 
     page = Page()
     await _join(page, relay.group, relay.stream_id)
     assert page.text == "One two."  # not "two.": the append's length gave it away
+
+
+async def test_a_stop_that_read_what_redis_still_held_leaves_the_writer_what_it_wrote(
+        relay, private_redis):
+    """Redis restarted empty between two chunks, and the person stopped before the writer
+    wrote the text again: the stop read nothing. The writer knows what the pages may have
+    had, for the mode to keep (battles: stopped_answer_keep_written)."""
+    await relay.delta("One ")
+    await relay.delta("two ")
+    redis.Redis(unix_socket_path=str(private_redis.socket)).flushall()
+    assert await stop_stream(relay.stream_id) == ""
+    with pytest.raises(StreamStopped):
+        await relay.delta("three ")
+    assert relay.written == "One two "  # "three " went to no page
 
 
 async def test_a_writer_whose_redis_stalled_goes_on_and_resends_its_text_whole(

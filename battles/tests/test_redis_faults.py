@@ -11,15 +11,18 @@ import threading
 
 import httpx
 import pytest
+import redis
 
+from arena.streaming import _keys as stream_keys
 from battles.models import Position, Response
 from battles.tests.test_browser import side, start_battle, wait_turn_done
 from testkit.browser import browser_page
+from testkit.fake_providers import split_tokens
 from testkit.live import keyless
 from testkit.redis_faults import arena_on
 from testkit.waiting import ceiling, wait_for
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 WORDS = [f"w{i}" for i in range(50)]  # within the models' 64-token cap
 ANSWER = " ".join(WORDS)
@@ -47,6 +50,7 @@ def alive(worker) -> bool:
                          f"{worker.stderr.read().decode()[-3000:]}")
 
 
+@pytest.mark.browser
 def test_redis_killed_then_paused_mid_answer_the_page_shows_each_answer_once_and_whole(
         chromium, private_redis, test_process_env, two_models, fake_openai, monkeypatch):
     fake_openai.reply_text = ANSWER
@@ -93,3 +97,46 @@ def test_redis_killed_then_paused_mid_answer_the_page_shows_each_answer_once_and
         assert after.status_code == 200, after.text
         assert [r["text"] for r in after.json()["responses"]] == [ANSWER] * 2
         assert alive(worker)
+
+
+@pytest.mark.live
+def test_a_stop_right_after_redis_restarted_empty_keeps_what_the_answers_had_sent(
+        private_redis, test_process_env, two_models, fake_openai):
+    """The stop reads what each answer wrote from Redis. Redis had restarted empty and the
+    writers had not written their texts again (their model was between two words): the stop
+    read nothing, and the answers were saved empty although their pages had shown words.
+    The worker, seeing the stop, gives each answer back what it had sent."""
+    fake_openai.reply_text = ANSWER
+    keyless(fake_openai, two_models)
+    release = fake_openai.hold(after_tokens=4)  # both models pause after "w0 w1 w2 w3"
+    with arena_on(private_redis, test_process_env, queue="redis-faults-stop") as (base, _), \
+            httpx.Client(base_url=base, timeout=ceiling(60), headers={"Origin": base}) as client:
+        assert client.post("/api/sessions", json={"title": "mine"}).status_code == 201
+        created: dict = {}
+        waiting = threading.Thread(target=lambda: created.update(
+            answer=client.post("/api/battles", json={"prompt": "Count for me."})))
+        waiting.start()
+        wait_for(lambda: fake_openai.held == 2, what="both models paused mid-answer")
+        sent = "".join(split_tokens(ANSWER)[:4])
+        saved = wait_for(lambda: (shown := _snapshots(private_redis)) and len(shown) == 2
+                         and set(shown.values()) == {sent} and shown,
+                         what="both answers' first words in Redis, as their pages had them")
+
+        private_redis.kill()
+        private_redis.start()  # empty
+        stopped = client.post(f"/api/battles/{Response.objects.first().turn.battle_id}/stop")
+        assert stopped.status_code == 200, stopped.text
+        assert [r["text"] for r in stopped.json()["responses"]] == ["", ""]  # read nothing
+
+        release.set()  # each writer's next word meets the stop, and the text it had sent
+        wait_for(lambda: {str(r.id): r.text for r in Response.objects.all()} == saved,
+                 what="each stopped answer to keep the words it had sent")
+        waiting.join(timeout=ceiling(60))
+    assert all(r.stopped and r.output_tokens > 0 for r in Response.objects.all())
+
+
+def _snapshots(server) -> dict[str, str]:
+    """Each answer's text as ``server`` (a PrivateRedis) holds it now."""
+    store = redis.Redis(unix_socket_path=str(server.socket))
+    return {str(r.id): (store.get(stream_keys(str(r.id))[0]) or b"").decode()
+            for r in Response.objects.all()}
