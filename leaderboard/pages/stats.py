@@ -3,7 +3,10 @@ leaderboard's line on the home page. Reads only."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db.models import Max
+from django.utils import timezone
 
 from arena.modes import Figure
 from arena.templatetags.arena_tags import ago
@@ -74,6 +77,24 @@ def run_summary(run: RatingRun) -> dict:
         "error": run.error,
         "failed_boards": run.failed_boards,
     }
+
+
+RUN_STILL_EXPECTED = timedelta(minutes=10)  # a run "running" longer than this died
+
+
+def board_rating_soon(*, board: str) -> bool:
+    """Counted votes of ``board`` are a moment from being rated: a run is scheduled (within
+    ``ARENA_LEADERBOARD_DEBOUNCE_SECONDS`` of a vote) or running. Its page says so and reads
+    itself again until the run's snapshot is in. Unknown while Redis does not answer: no."""
+    try:
+        if debounce_pending(board_name=board):
+            return True
+    except Exception:  # Redis down: the page still answers, without the promise
+        return False
+    running = RatingRun.objects.filter(
+        status=RunStatus.RUNNING, started_at__gte=timezone.now() - RUN_STILL_EXPECTED,
+    ).values_list("boards", flat=True)[:20]
+    return any(board in names for names in running)
 
 
 def worker_status(*, recent: int = 10) -> dict:

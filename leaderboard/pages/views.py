@@ -13,10 +13,12 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+from django_htmx.http import reswap, retarget
 
 from leaderboard.boards import UnknownBoard, board_section, boards
 from leaderboard.pages import board_plots, selectors
 from leaderboard.pages.model_pages import model_page as model_page_data
+from leaderboard.pages.stats import board_rating_soon
 from releases.selectors import release_covering
 from releases.sources import reproducible_boards
 
@@ -131,8 +133,14 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
         "reset_url": _url(selectors.Query(board=query.board)),
         "section": board_section(page.board),
         "release": _release(page),
+        "rating_soon": board_rating_soon(board=query.board),
     }
     target = request.htmx.target if request.htmx else None
+    if target == "lb-rating-soon":  # the page asks whether the run it waits for is done
+        if context["rating_soon"]:
+            return render(request, f"{TEMPLATE}#rating-soon", context)
+        return reswap(retarget(render(request, f"{TEMPLATE}#board", context), "#lb-board"),
+                      "outerHTML")
     if target == "lb-results":
         return render(request, f"{TEMPLATE}#results", context)
     if target == "lb-board":

@@ -1,12 +1,14 @@
 """The leaderboard page in a real Chromium: table, htmx filters and sorting, the SVG plots."""
 
 import re
+import threading
 
 import pytest
 
 from arena.models import AIModel
 from leaderboard.models import RunTrigger
 from leaderboard.runs import services
+from testkit.browser import browser_ms, shots_at_each_width
 
 from .factories import make_votes
 
@@ -197,3 +199,42 @@ def test_the_category_selector_and_the_style_switch(transactional_db, live_serve
         finally:
             browser.close()
     assert errors == []
+
+
+@pytest.mark.browser
+def test_a_board_waiting_for_its_run_updates_itself_once_the_run_is_in(
+        rated_board, live_server, scheduled, tmp_path):
+    """Opened right after new votes: the board says they are being counted; once their run
+    is in, it shows them without a reload, and keeps the search the person typed meanwhile."""
+    from playwright.sync_api import expect
+
+    from leaderboard.tasks import ratings_run_board
+
+    make_votes([("alpha", "beta", "model_a", 2)])
+    services.debounced_run_schedule(board_name="text")  # what the votes' commit does
+    assert scheduled
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(f"{live_server.url}/leaderboard/")
+            expect(page.get_by_test_id("rating-soon")).to_contain_text("being counted")
+            counted = int(page.get_by_test_id("vote-count").inner_text())
+            list(shots_at_each_width(page, tmp_path, "rating-soon"))
+            page.get_by_test_id("search").fill("alp")
+            rows = page.locator('[data-testid="leaderboard-table"] tbody tr[data-model]')
+            expect(rows).to_have_count(1)
+
+            # The worker, when the countdown ends (in a thread: Playwright's loop runs here).
+            worker = threading.Thread(target=ratings_run_board.run, args=("text",))
+            worker.start()
+            worker.join()
+            expect(page.get_by_test_id("vote-count")).to_have_text(str(counted + 2),
+                                                                   timeout=browser_ms(30))
+            expect(page.get_by_test_id("rating-soon")).to_have_count(0)
+            expect(page.get_by_test_id("search")).to_have_value("alp")
+            expect(rows).to_have_count(1)
+            assert rows.first.get_attribute("data-model") == "alpha"
+        finally:
+            browser.close()

@@ -104,3 +104,32 @@ def test_a_first_vote_reads_as_one_vote_and_explains_why_nobody_is_ranked():
     filtered = Client().get("/leaderboard/", {"q": "zzz"}).content.decode()
     assert "No rated model matches these filters." in filtered
 
+
+
+def test_a_board_whose_votes_wait_for_their_run_says_so_and_reads_itself_until_it_is_in(
+        scheduled, django_capture_on_commit_callbacks):
+    """A newcomer who opens the board right after voting saw "No ratings yet" and had to
+    reload after the run (20 s later). The page says the votes are being counted and asks,
+    every few seconds, whether the run is in: the same line while it waits, the board once
+    it is in."""
+    from leaderboard.tasks import ratings_run_board
+    from leaderboard.tests.test_debounce import cast
+
+    assert 'data-testid="rating-soon"' not in Client().get("/leaderboard/").content.decode()
+    cast(2, django_capture_on_commit_callbacks)  # two votes: a run is scheduled
+    page = Client().get("/leaderboard/").content.decode()
+    assert "No ratings yet" in page
+    soon = page.split('data-testid="rating-soon"', 1)[1].split("</p>", 1)[0]
+    assert 'hx-trigger="every 5s"' in soon and 'hx-include="#lb-form"' in soon
+    htmx = {"HX-Request": "true", "HX-Target": "lb-rating-soon"}
+
+    waiting = Client().get("/leaderboard/", headers=htmx)
+    assert waiting.content.decode().lstrip().startswith('<p id="lb-rating-soon"')
+    assert "HX-Retarget" not in waiting
+
+    ratings_run_board.run("text")  # the worker, when the countdown ends
+    done = Client().get("/leaderboard/", headers=htmx)
+    assert (done["HX-Retarget"], done["HX-Reswap"]) == ("#lb-board", "outerHTML")
+    board = done.content.decode()
+    assert board.lstrip().startswith('<section id="lb-board"')
+    assert ">2</strong> votes counted" in board and 'data-testid="rating-soon"' not in board
