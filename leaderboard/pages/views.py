@@ -120,6 +120,10 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
         message = exc.args[0] if exc.args else str(exc)
         template = f"{TEMPLATE}#error" if request.htmx else TEMPLATE
         return render(request, template, {"error": message, "tabs": _tabs(None)}, status=status)
+    target = request.htmx.target if request.htmx else None
+    rating_soon = board_rating_soon(board=query.board)
+    if target == "lb-rating-soon" and rating_soon:  # a page asks whether its run is in: not yet
+        return render(request, f"{TEMPLATE}#rating-soon", {"rating_soon": True})
     page = selectors.leaderboard_view(query=query)
     links = _sort_links(query)
     context = {
@@ -133,12 +137,9 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
         "reset_url": _url(selectors.Query(board=query.board)),
         "section": board_section(page.board),
         "release": _release(page),
-        "rating_soon": board_rating_soon(board=query.board),
+        "rating_soon": rating_soon,
     }
-    target = request.htmx.target if request.htmx else None
-    if target == "lb-rating-soon":  # the page asks whether the run it waits for is done
-        if context["rating_soon"]:
-            return render(request, f"{TEMPLATE}#rating-soon", context)
+    if target == "lb-rating-soon":  # it is in: the board, in place of the whole board
         return reswap(retarget(render(request, f"{TEMPLATE}#board", context), "#lb-board"),
                       "outerHTML")
     if target == "lb-results":
