@@ -34,6 +34,7 @@ _heartbeat = None
 # Threads a worker starts, and their database connections, before it says it is ready: half a
 # burst of 100 battles' answers (each of the run command's two workers takes about half).
 WARM_THREADS = 128
+WARM_THREADS_SECONDS = 60
 _in_beat = False  # this process is celery beat: every task it sends is a scheduled one
 logger = logging.getLogger(__name__)
 
@@ -109,17 +110,23 @@ def open_thread_connections(pool) -> None:
     if executor is None or not database.get("CONN_MAX_AGE") or "pool" in database.get(
             "OPTIONS", {}):
         return
-    count = min(WARM_THREADS, executor._max_workers)
+    count = min(WARM_THREADS, pool.limit)
     # Each waits for all the others, so that each is a thread of its own.
-    everyone = threading.Barrier(count + 1)
+    everyone = threading.Barrier(count + 1, timeout=WARM_THREADS_SECONDS)
 
     def open_connection() -> None:
-        connection.ensure_connection()
-        everyone.wait()
+        try:
+            connection.ensure_connection()  # a database that fails now fails the first task
+        finally:
+            everyone.wait()
 
     for _ in range(count):
         executor.submit(open_connection)
-    everyone.wait()
+    try:
+        everyone.wait()
+    except threading.BrokenBarrierError:  # threads that did not start: the tasks start them
+        logger.warning("the worker's threads did not all start within %d s",
+                       WARM_THREADS_SECONDS)
 
 
 @signals.worker_shutdown.connect
