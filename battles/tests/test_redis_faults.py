@@ -16,7 +16,7 @@ import redis
 from arena.streaming import _keys as stream_keys
 from battles.models import Position, Response
 from battles.tests.test_browser import side, start_battle, wait_turn_done
-from testkit.browser import browser_page
+from testkit.browser import browser_ms, browser_page
 from testkit.fake_providers import split_tokens
 from testkit.live import keyless
 from testkit.redis_faults import arena_on
@@ -99,40 +99,44 @@ def test_redis_killed_then_paused_mid_answer_the_page_shows_each_answer_once_and
         assert alive(worker)
 
 
-@pytest.mark.live
-def test_a_stop_right_after_redis_restarted_empty_keeps_what_the_answers_had_sent(
-        private_redis, test_process_env, two_models, fake_openai):
+@pytest.mark.browser
+def test_a_stop_right_after_redis_restarted_empty_keeps_what_the_answers_had_shown(
+        chromium, private_redis, test_process_env, two_models, fake_openai, monkeypatch):
     """The stop reads what each answer wrote from Redis. Redis had restarted empty and the
     writers had not written their texts again (their model was between two words): the stop
-    read nothing, and the answers were saved empty although their pages had shown words.
-    The worker, seeing the stop, gives each answer back what it had sent."""
+    read nothing, and the answers were saved empty although the page had shown words. The
+    worker, meeting the stop, gives each answer back what it had sent, and the page, which
+    had shown more than the stop kept, asks for its sides again until it has them."""
+    from playwright.sync_api import expect
+
     fake_openai.reply_text = ANSWER
     keyless(fake_openai, two_models)
-    release = fake_openai.hold(after_tokens=4)  # both models pause after "w0 w1 w2 w3"
+    release = fake_openai.hold(after_tokens=4)  # both models pause after "w0 w1 w2 w3 "
+    sent = "".join(split_tokens(ANSWER)[:4])
     with arena_on(private_redis, test_process_env, queue="redis-faults-stop") as (base, _), \
-            httpx.Client(base_url=base, timeout=ceiling(60), headers={"Origin": base}) as client:
-        assert client.post("/api/sessions", json={"title": "mine"}).status_code == 201
-        created: dict = {}
-        waiting = threading.Thread(target=lambda: created.update(
-            answer=client.post("/api/battles", json={"prompt": "Count for me."})))
-        waiting.start()
-        wait_for(lambda: fake_openai.held == 2, what="both models paused mid-answer")
-        sent = "".join(split_tokens(ANSWER)[:4])
-        saved = wait_for(lambda: (shown := _snapshots(private_redis)) and len(shown) == 2
-                         and set(shown.values()) == {sent} and shown,
-                         what="both answers' first words in Redis, as their pages had them")
+            browser_page(chromium, base, monkeypatch,
+                         viewport={"width": 1280, "height": 900}) as page:
+        start_battle(page, "Count for me.")
+        for position in (Position.LEFT, Position.RIGHT):
+            assert shown_while_running(page, position, "w3") == sent.split()
+        wait_for(lambda: set(_snapshots(private_redis).values()) == {sent},
+                 what="both answers' first words in Redis, as the page has them")
 
         private_redis.kill()
         private_redis.start()  # empty
-        stopped = client.post(f"/api/battles/{Response.objects.first().turn.battle_id}/stop")
-        assert stopped.status_code == 200, stopped.text
-        assert [r["text"] for r in stopped.json()["responses"]] == ["", ""]  # read nothing
+        page.get_by_test_id("stop").click()
+        wait_for(lambda: [(r.text, r.stopped) for r in Response.objects.all()]
+                 == [("", True)] * 2, what="the stop, which read nothing, to be saved")
 
-        release.set()  # each writer's next word meets the stop, and the text it had sent
-        wait_for(lambda: {str(r.id): r.text for r in Response.objects.all()} == saved,
-                 what="each stopped answer to keep the words it had sent")
-        waiting.join(timeout=ceiling(60))
-    assert all(r.stopped and r.output_tokens > 0 for r in Response.objects.all())
+        release.set()  # each writer's next word meets the stop, with the text it had sent
+        for position in (Position.LEFT, Position.RIGHT):
+            expect(page.get_by_test_id(f"stopped-{position}")).to_contain_text(
+                "Stopped before the end", timeout=browser_ms(30))
+            assert side(page, 1, position).locator(".body.markdown p").inner_text().split() \
+                == sent.split()
+        saved = Response.objects.all()
+        assert [(r.text, r.stopped) for r in saved] == [(sent, True)] * 2
+        assert all(r.output_tokens > 0 for r in saved)
 
 
 def _snapshots(server) -> dict[str, str]:

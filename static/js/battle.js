@@ -202,6 +202,35 @@
   });
   connect();
 
+  // A stop keeps the text Redis held. Right after Redis restarted empty, before the writer
+  // wrote it again, that is less than this page had shown: the writer then gives the answer
+  // back what it had sent (battles.services.stopped_answer_keep_written), and the page asks
+  // for the side again until it has it: after 1 s, 2 s, 4 s ... for about a minute.
+  const STOP_RECHECK_MS = [1000, 2000, 4000, 8000, 16000, 32000];
+  const stopRechecks = {};  // response id -> asks made
+  const stopRecheckAt = {};  // response id -> the next ask is scheduled
+  function keepWhatWasShown() {
+    conversation.querySelectorAll('.side[data-status="done"]').forEach(function (side) {
+      const id = side.dataset.responseId;
+      const shown = texts[id];
+      const raw = side.querySelector("template.raw-answer");
+      if (!shown || !raw || !side.querySelector('.cut-note[data-testid^="stopped-"]')) return;
+      const saved = raw.content.textContent;
+      if (saved.length >= shown.length || !shown.startsWith(saved)) {
+        delete texts[id];
+        return;
+      }
+      const asked = stopRechecks[id] || 0;
+      if (stopRecheckAt[id] || asked >= STOP_RECHECK_MS.length) return;
+      stopRechecks[id] = asked + 1;
+      stopRecheckAt[id] = setTimeout(function () {
+        delete stopRecheckAt[id];
+        htmx.ajax("GET", side.dataset.sideUrl, { target: "#side-" + id, swap: "outerHTML" });
+      }, STOP_RECHECK_MS[asked]);
+    });
+  }
+  document.body.addEventListener("htmx:afterSettle", keepWhatWasShown);
+
   // Done text is no longer busy: screen readers read the finished answer once.
   document.body.addEventListener("htmx:afterSettle", function () {
     conversation.querySelectorAll('.side[data-status="done"] .stream-text')
