@@ -105,7 +105,6 @@ def test_a_first_vote_reads_as_one_vote_and_explains_why_nobody_is_ranked():
     assert "No rated model matches these filters." in filtered
 
 
-
 def test_a_board_whose_votes_wait_for_their_run_says_so_and_reads_itself_until_it_is_in(
         scheduled, django_capture_on_commit_callbacks):
     """A newcomer who opens the board right after voting saw "No ratings yet" and had to
