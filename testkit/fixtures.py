@@ -82,3 +82,15 @@ def fresh_model_registry_caches() -> None:
     from arena.selectors import model_endpoints_forget
 
     model_endpoints_forget()
+
+
+@pytest.fixture
+def staff(db):  # type: ignore[no-untyped-def]
+    """A client signed in as a superuser named "root" (what the admin pages record)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user = get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456")
+    client = Client()
+    client.force_login(user)
+    return client

@@ -4,7 +4,6 @@ sessions, and the review list of suspicious voters across modes."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from accounts.models import Profile
@@ -24,14 +23,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _no_debounced_runs(monkeypatch):
     quiet_rating_runs(monkeypatch)
-
-
-@pytest.fixture
-def staff():
-    user = get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456")
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def voted_account(email: str = "ada@example.com") -> Profile:

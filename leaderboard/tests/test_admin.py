@@ -1,7 +1,6 @@
 """The admin's "Run rating now" button and actions."""
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from leaderboard.models import BoardSnapshot, RatingRun, RunTrigger
@@ -11,35 +10,27 @@ from .factories import make_votes
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin_client_():
-    user = get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456")
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def test_run_now_button_rates_every_board(admin_client_):
+def test_run_now_button_rates_every_board(staff):
     make_votes([("alpha", "beta", "model_a", 6), ("beta", "alpha", "tie", 2)])
-    page = admin_client_.get("/admin/leaderboard/ratingrun/")
+    page = staff.get("/admin/leaderboard/ratingrun/")
     assert page.status_code == 200 and b"Run rating now" in page.content
-    response = admin_client_.post("/admin/leaderboard/ratingrun/run-now/", follow=True)
+    response = staff.post("/admin/leaderboard/ratingrun/run-now/", follow=True)
     assert response.status_code == 200
     run = RatingRun.objects.get()
     assert (run.trigger, run.status, run.outcomes_processed) == (RunTrigger.ADMIN, "succeeded", 8)
     assert b"8 outcomes" in response.content
 
 
-def test_run_now_needs_a_post(admin_client_):
-    assert admin_client_.get("/admin/leaderboard/ratingrun/run-now/").status_code == 405
+def test_run_now_needs_a_post(staff):
+    assert staff.get("/admin/leaderboard/ratingrun/run-now/").status_code == 405
     assert not RatingRun.objects.exists()
 
 
-def test_snapshot_action_recomputes_its_board(admin_client_):
+def test_snapshot_action_recomputes_its_board(staff):
     make_votes([("alpha", "beta", "model_a", 6)])
-    admin_client_.post("/admin/leaderboard/ratingrun/run-now/")
+    staff.post("/admin/leaderboard/ratingrun/run-now/")
     snap = BoardSnapshot.objects.get()
-    admin_client_.post("/admin/leaderboard/boardsnapshot/",
+    staff.post("/admin/leaderboard/boardsnapshot/",
                        {"action": "recompute", "_selected_action": [snap.pk]})
     assert BoardSnapshot.objects.count() == 2
     assert RatingRun.objects.order_by("-id").first().boards == ["text"]
