@@ -39,14 +39,11 @@ def redis_skipped() -> None:
 
 
 def redis_timed_out(error: BaseException) -> None:
-    """Skip Redis for :data:`SKIP_SECONDS` if ``error`` is (or came from) a timeout; a refused
-    connection fails at once: nothing to skip."""
+    """Skip Redis for :data:`SKIP_SECONDS` if ``error`` is a timeout; a refused connection
+    fails at once: nothing to skip."""
     global _skip_until
-    while error is not None:
-        if isinstance(error, redis.TimeoutError):
-            _skip_until = time.monotonic() + SKIP_SECONDS
-            return
-        error = error.__cause__ or error.__context__
+    if isinstance(error, redis.TimeoutError):
+        _skip_until = time.monotonic() + SKIP_SECONDS
 
 
 def _skipping(method):

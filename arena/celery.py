@@ -10,7 +10,6 @@ import threading
 from importlib import import_module
 
 from celery import Celery, signals
-from django.conf import settings
 from django.db import connection
 from django.utils.module_loading import module_has_submodule
 
@@ -105,10 +104,8 @@ def open_thread_connections(pool) -> None:
     lends one per task instead, and this does nothing). Opened by the first burst's tasks, the
     connections cost it 2-3 ms of CPU each, while every answer waited (100 battles at once:
     0.6 s more worker CPU than the bursts after, 2.5 T instead of 2.2 T)."""
-    database = settings.DATABASES["default"]
     executor = getattr(pool, "executor", None)  # the threads pool's
-    if executor is None or not database.get("CONN_MAX_AGE") or "pool" in database.get(
-            "OPTIONS", {}):
+    if executor is None or connection.vendor != "sqlite":  # as arena.steps.release_database
         return
     count = min(WARM_THREADS, pool.limit)
     # Each waits for all the others, so that each is a thread of its own.
